@@ -1,0 +1,15 @@
+# Compile options for litmus's own code, as interface targets (never global flags):
+#   litmus::warnings  -Wall -Wextra -Werror
+#   sanitizers from LITMUS_SANITIZE are applied project-wide, since mixing instrumented and
+#   uninstrumented litmus code gives false positives.
+add_library(litmus_warnings INTERFACE)
+add_library(litmus::warnings ALIAS litmus_warnings)
+target_compile_options(litmus_warnings INTERFACE
+  $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Werror>
+  $<$<COMPILE_LANG_AND_ID:C,GNU,Clang>:-Wall -Wextra -Werror>)
+
+if(LITMUS_SANITIZE)
+  list(JOIN LITMUS_SANITIZE "," _litmus_sanitizers)
+  add_compile_options(-fsanitize=${_litmus_sanitizers} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_litmus_sanitizers})
+endif()

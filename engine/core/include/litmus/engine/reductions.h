@@ -1,0 +1,21 @@
+// Reductions computed from raw tensor values, with litmus's documented semantics
+// (docs/compatibility.md): float64 accumulation, population std/variance, element-wise l1/l2 for
+// every rank, abs in the double domain, IEEE NaN/inf propagation, complex only with abs.
+// Pure functions; thread-safe.
+#pragma once
+
+#include "litmus/engine/tensor.h"
+#include "litmus/format/trial_layout.h"
+#include "litmus/status.h"
+
+namespace litmus {
+
+// InvalidArgument for: strings; min/max of an empty tensor; non-abs reductions of complex
+// tensors ("unsupported"). Empty tensors: sum 0, prod 1, l1 = l2 = 0, mean/std/variance NaN.
+StatusOr<double> ComputeReduction(const Tensor& tensor, layout::Reduction reduction, bool abs);
+
+// Converts a *stored* reduction record (0-d or one element, any numeric dtype) to its value.
+// InvalidArgument if it does not hold exactly one numeric element.
+StatusOr<double> StoredReductionValue(const Tensor& stored);
+
+}  // namespace litmus

@@ -1,0 +1,85 @@
+// Tensor: the decoded value of one (tensor name, global step, worker), and DecodeTensorRecord,
+// which turns one framed event record (read at the offsets an index gives) into it with at most
+// one copy of the data. A Tensor is immutable once built and shared (shared_ptr<const Tensor>)
+// between the cache, the prefetcher and rules; any thread may read it.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "litmus/format/dtype.h"
+#include "litmus/status.h"
+
+namespace litmus {
+
+// An uninitialised heap buffer (std::vector<std::byte> would zero it first).
+struct ByteBuffer {
+  std::unique_ptr<std::byte[]> data;
+  size_t size = 0;
+  static ByteBuffer Allocate(size_t n) { return {std::unique_ptr<std::byte[]>(new std::byte[n]), n}; }
+  std::span<std::byte> span() { return {data.get(), size}; }
+  std::span<const std::byte> span() const { return {data.get(), size}; }
+};
+
+class Tensor {
+ public:
+  // Numeric tensor over `bytes` (LE, C order), which must stay valid as long as `owner` lives.
+  // `bytes` must be aligned to DTypeSize(dtype) (DecodeTensorRecord guarantees it).
+  Tensor(DType dtype, std::vector<int64_t> shape, std::span<const std::byte> bytes,
+         std::shared_ptr<const void> owner);
+  // String tensor (1-D).
+  Tensor(std::vector<int64_t> shape, std::vector<std::string> strings);
+
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t num_elements() const { return num_elements_; }
+  bool is_string() const { return IsString(dtype_); }
+  // Raw element bytes (empty for strings and zero-element tensors).
+  std::span<const std::byte> bytes() const { return bytes_; }
+  const std::vector<std::string>& strings() const { return strings_; }
+  // Approximate memory held, for cache budgets.
+  size_t memory_bytes() const;
+
+  // Element i as double (real part for complex; 0/1 for bool; float16 widened).
+  // REQUIRES: !is_string(), 0 <= i < num_elements().
+  double ElementAsDouble(int64_t i) const;
+  // Element i as complex (imaginary part 0 for real types). REQUIRES as above.
+  std::complex<double> ElementAsComplex(int64_t i) const;
+  // Typed view; REQUIRES sizeof(T) == DTypeSize(dtype()) and the matching type.
+  template <typename T>
+  std::span<const T> as() const {
+    return {reinterpret_cast<const T*>(bytes_.data()), bytes_.size() / sizeof(T)};
+  }
+
+ private:
+  DType dtype_;
+  std::vector<int64_t> shape_;
+  int64_t num_elements_ = 0;
+  std::span<const std::byte> bytes_;
+  std::shared_ptr<const void> owner_;
+  std::vector<std::string> strings_;
+};
+
+using TensorPtr = std::shared_ptr<const Tensor>;
+
+// Decodes `record`, which must hold exactly one framed record (the index's [start_idx,
+// start_idx + length) bytes). Takes ownership of the buffer and, when the tensor content is
+// suitably aligned inside it, keeps the data in place (zero copy); otherwise moves it once.
+//   DataLoss:      framing/CRC errors, malformed protobuf, no tensor in the record,
+//                  content size != itemsize * prod(shape), negative dims.
+//   Unimplemented: a dtype litmus cannot decode (quantized, bfloat16, ...).
+// `file_name` and `file_offset` only go into error messages. A tag different from
+// `expected_tag` is not an error (smdebug does not compare them); it is reported through
+// *tag_mismatch when that pointer is non-null.
+StatusOr<TensorPtr> DecodeTensorRecord(ByteBuffer record, std::string_view file_name,
+                                       uint64_t file_offset, std::string_view expected_tag,
+                                       bool* tag_mismatch = nullptr);
+
+}  // namespace litmus

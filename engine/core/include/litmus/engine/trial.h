@@ -1,0 +1,169 @@
+// Trial: reads a trial (a local folder or, through another Env, an S3 prefix) the way smdebug's
+// trial API does (docs/trial-format.md §4–§8): discovery from final index files only,
+// incremental refresh that costs O(new files), collections, modes and mode steps, completeness
+// across workers, the incomplete-step window, the end-of-training marker with its final refresh,
+// availability states, and values/reductions/shapes read at the exact offsets the index gives.
+//
+// Threading: Refresh() and the catalog queries must not run concurrently with each other (one
+// "owner" thread polls and queries). Value(), Reduction() and Shape() may be called from any
+// number of threads concurrently with each other (and with queries), but not concurrently with
+// Refresh(). Decoded tensors are cached (byte-bounded LRU) so the same (tensor, step, worker) is
+// never decoded twice while it stays in the cache.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "litmus/engine/tensor.h"
+#include "litmus/format/env.h"
+#include "litmus/format/index_model.h"
+#include "litmus/format/mode.h"
+#include "litmus/format/trial_layout.h"
+#include "litmus/status.h"
+
+namespace litmus {
+
+class Regex;  // Python-`re`-compatible matcher (engine/core/src/regex.h)
+
+// smdebug's availability states (§8.5); kNoMoreData is UNAVAILABLE after the end of training
+// for a step beyond every known step.
+enum class StepState { kAvailable, kNotYetAvailable, kUnavailable, kNoMoreData };
+std::string_view StepStateName(StepState state);
+
+// What smdebug expresses with exceptions when reading a value, carried as Status::subcode() of
+// the errors Trial::Value/Reduction/Shape return (frozen values; 0 = none of these).
+enum class TrialError : int32_t {
+  kTensorUnavailable = 1,         // NotFound: the name was never indexed
+  kTensorUnavailableForStep = 2,  // NotFound: no raw record (or no reduction) at that step
+  kInvalidWorker = 3,             // NotFound: that worker did not write the step
+  kStepNotYetAvailable = 4,       // OutOfRange: poll again later
+  kStepUnavailable = 5,           // FailedPrecondition: the step was skipped
+  kNoMoreData = 6,                // FailedPrecondition: beyond the last step after the end
+};
+std::optional<TrialError> GetTrialError(const Status& status);
+Status TrialErrorStatus(TrialError error, std::string message);
+
+struct TrialOptions {
+  // SMDEBUG_INCOMPLETE_STEP_WAIT_WINDOW (default 1000).
+  int64_t incomplete_step_wait_window = 1000;
+  // SMDEBUG_TRAINING_END_DELAY_REFRESH in seconds (default 1): after the end marker is first
+  // seen, Refresh() waits this long and lists once more before declaring all steps loaded.
+  double training_end_delay_refresh_s = 1.0;
+  // Only steps in [range_begin, range_end) are kept (smdebug's range_steps); end exclusive.
+  int64_t range_begin = 0;
+  int64_t range_end = INT64_MAX;
+  // Byte budget of the decoded-tensor cache.
+  size_t cache_bytes = 512ull << 20;
+  // Fills the unset fields above from the SMDEBUG_* environment variables.
+  static TrialOptions FromEnvironment();
+};
+
+// One collection as the trial sees it.
+struct Collection {
+  std::string name;
+  std::vector<std::string> include_regex;
+  std::vector<std::string> tensor_names;              // as listed in the file
+  std::optional<ReductionConfigJson> reduction_config;  // null allowed
+  std::vector<std::shared_ptr<const Regex>> compiled_regex;
+};
+
+// Where one (tensor, global step, worker) lives.
+struct TensorEntry {
+  std::string worker;
+  Mode mode = Mode::kGlobal;
+  int64_t mode_step = 0;
+  std::optional<IndexEntry> location;  // raw tensor record (event file in event_file)
+  std::string event_file;              // relative to the trial root
+  std::optional<std::vector<int64_t>> shape;  // from shape_payload
+  // Stored reductions folded onto this tensor: (reduction, abs) -> record location.
+  std::map<std::pair<layout::Reduction, bool>, IndexEntry> stored_reductions;
+};
+
+class Trial {
+ public:
+  // Opens `root` through `env` (not owned; must outlive the Trial) and performs a first
+  // Refresh(). NotFound if root does not exist; InvalidArgument if it is not a folder/prefix.
+  // A trial whose collections files do not exist yet opens fine: collections_ready() is false
+  // and queries see no steps until they appear (smdebug's create_trial would block instead).
+  static StatusOr<std::unique_ptr<Trial>> Open(Env* env, std::string root, TrialOptions options = {});
+  ~Trial();
+
+  // Lists new index files (and collections files, the end marker) and parses only those.
+  // Cost is proportional to new files. DataLoss/InvalidArgument for a corrupt or malformed final
+  // index/collections file (message names the file); transient I/O errors are returned as such.
+  Status Refresh();
+
+  const std::string& root() const { return root_; }
+  bool collections_ready() const;            // at least one collections file parsed
+  int64_t num_workers() const;               // _meta.num_workers of the first file (0 if none)
+  std::vector<std::string> workers() const;  // from collections file names, sorted
+  bool end_marker_seen() const;
+  bool loaded_all_steps() const;             // end marker seen and final refresh done
+  int64_t last_complete_step() const;        // -1 if none
+
+  // Global steps (mode == kGlobal) or mode steps of `mode`, sorted. Only complete steps unless
+  // include_incomplete. InvalidArgument-free: an unseen mode gives an empty list (see
+  // HasMode for smdebug's KeyError behaviour).
+  std::vector<int64_t> Steps(Mode mode = Mode::kGlobal, bool include_incomplete = false) const;
+  bool HasMode(Mode mode) const;
+  std::optional<int64_t> GlobalStep(Mode mode, int64_t mode_step) const;
+  std::optional<std::pair<Mode, int64_t>> ModeOfGlobalStep(int64_t global_step) const;
+  // Workers with at least one index entry at `global_step`, sorted.
+  std::vector<std::string> WorkersForStep(int64_t global_step) const;
+  bool IsStepComplete(int64_t global_step) const;
+
+  // smdebug's has_passed_step (§8.5) for a step of `mode` (global step if kGlobal).
+  StepState StepAvailability(int64_t step, Mode mode = Mode::kGlobal) const;
+
+  // All tensor names (reductions folded), sorted.
+  std::vector<std::string> TensorNames() const;
+  // Names saved at a global step / in a mode; InvalidArgument-free filters.
+  std::vector<std::string> TensorNamesAtStep(int64_t global_step) const;
+  std::vector<std::string> TensorNamesForMode(Mode mode) const;
+  // Members of a collection: listed names ∪ names an include_regex *searches*, ∩ saved tensors.
+  // NotFound for an unknown collection.
+  StatusOr<std::vector<std::string>> TensorNamesInCollection(const std::string& collection) const;
+  // Names matching a Python regex anywhere (re.search). InvalidArgument for a bad pattern.
+  StatusOr<std::vector<std::string>> TensorNamesMatching(const std::string& pattern) const;
+  const std::map<std::string, Collection>& collections() const;
+  bool HasTensor(const std::string& name) const;
+
+  // Global steps at which `name` has an entry, sorted (complete only unless include_incomplete,
+  // using smdebug's per-tensor rule: end marker or <= last_complete_step).
+  std::vector<int64_t> TensorSteps(const std::string& name, bool include_incomplete = false) const;
+  // Entries of `name` at a global step, one per worker, sorted by worker. Empty if none.
+  std::vector<TensorEntry> Entries(const std::string& name, int64_t global_step) const;
+
+  // Resolves (step, mode) to a global step the way tensor.value(step, mode) does, then reads.
+  // worker: default = the lexicographically smallest worker that wrote the step.
+  // Errors carry a TrialError subcode (see above) for smdebug's exceptions; DataLoss /
+  // Unimplemented (no subcode) for a corrupt record / an undecodable dtype. An index whose event
+  // file is missing or too short is kStepNotYetAvailable during training and
+  // kTensorUnavailableForStep after the end marker.
+  StatusOr<TensorPtr> Value(const std::string& name, int64_t step, Mode mode = Mode::kGlobal,
+                            const std::optional<std::string>& worker = std::nullopt) const;
+  // Stored reduction if one exists, else computed from the raw value (reductions.h).
+  StatusOr<double> Reduction(const std::string& name, int64_t step, layout::Reduction r, bool abs,
+                             Mode mode = Mode::kGlobal,
+                             const std::optional<std::string>& worker = std::nullopt) const;
+  // Shape from shape_payload if present, else from the decoded value.
+  StatusOr<std::vector<int64_t>> Shape(const std::string& name, int64_t step, Mode mode = Mode::kGlobal,
+                                       const std::optional<std::string>& worker = std::nullopt) const;
+
+  // Number of index files parsed so far (for tests of incremental refresh).
+  int64_t index_files_parsed() const;
+
+ private:
+  struct Impl;
+  explicit Trial(std::unique_ptr<Impl> impl, std::string root);
+  std::unique_ptr<Impl> impl_;
+  std::string root_;
+};
+
+}  // namespace litmus

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that litmus needs to build, test and benchmark.
+# Idempotent and non-interactive; run as root (or with sudo available) on a fresh machine.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git
+  clang libclang-rt-14-dev
+  # libraries (see docs/dependencies in shared design: package -> find_package -> target)
+  libprotobuf-dev protobuf-compiler
+  nlohmann-json3-dev libcli11-dev
+  libspdlog-dev libfmt-dev
+  libtbb-dev
+  libpcre2-dev
+  libyaml-cpp-dev
+  libcurl4-openssl-dev libssl-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -y -q
+$SUDO apt-get install -y -q --no-install-recommends "${packages[@]}"
