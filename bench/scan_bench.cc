@@ -1,0 +1,110 @@
+// scan_bench: reader throughput. Scans a trial (made by make_trial), decodes every tensor at
+// every step through litmus::Trial and computes its abs-mean, and prints the MB/s next to the
+// MB/s of plainly reading the same event files (read(2) into a buffer) in the same run, with
+// their ratio. Both passes read from the page cache (a warm-up pass runs first).
+// Usage: scan_bench TRIAL_DIR [--repeat N]
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "litmus/engine/reductions.h"
+#include "litmus/engine/trial.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+std::vector<std::string> EventFiles(const std::string& trial) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(trial + "/events")) {
+    if (e.is_regular_file() && e.path().extension() == ".tfevents") files.push_back(e.path().string());
+  }
+  return files;
+}
+
+// Plain baseline: read every event file whole, touching the bytes (a checksum) so the work
+// cannot be optimised away.
+uint64_t PlainRead(const std::vector<std::string>& files, uint64_t* bytes) {
+  static std::unique_ptr<char[]> buffer(new char[8 << 20]);
+  uint64_t sum = 0;
+  *bytes = 0;
+  for (const auto& f : files) {
+    const int fd = open(f.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t n;
+    while ((n = read(fd, buffer.get(), 8 << 20)) > 0) {
+      *bytes += static_cast<uint64_t>(n);
+      for (ssize_t i = 0; i < n; i += 4096) sum += static_cast<unsigned char>(buffer[i]);
+    }
+    close(fd);
+  }
+  return sum;
+}
+
+// litmus: decode every tensor at every step and compute abs-mean.
+double LitmusScan(const std::string& trial_dir, int64_t* tensors) {
+  litmus::TrialOptions options;
+  options.training_end_delay_refresh_s = 0;
+  options.cache_bytes = 64 << 20;
+  auto trial = litmus::Trial::Open(litmus::Env::Default(), trial_dir, options);
+  if (!trial.ok()) {
+    std::fprintf(stderr, "scan_bench: %s\n", trial.status().ToString().c_str());
+    std::exit(2);
+  }
+  double total = 0;
+  *tensors = 0;
+  const std::vector<std::string> names = (*trial)->TensorNames();
+  for (int64_t step : (*trial)->Steps()) {
+    for (const auto& name : names) {
+      auto value = (*trial)->Value(name, step);
+      if (!value.ok()) continue;
+      auto mean = litmus::ComputeReduction(**value, litmus::layout::Reduction::kMean, /*abs=*/true);
+      if (mean.ok()) total += *mean;
+      ++*tensors;
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: scan_bench TRIAL_DIR [--repeat N]\n");
+    return 2;
+  }
+  const std::string trial = argv[1];
+  int repeat = 3;
+  if (argc >= 4 && std::string(argv[2]) == "--repeat") repeat = std::max(1, std::atoi(argv[3]));
+  const auto files = EventFiles(trial);
+  uint64_t bytes = 0;
+  volatile uint64_t sink = PlainRead(files, &bytes);  // warm the page cache
+  double best_plain = 1e30, best_litmus = 1e30;
+  int64_t tensors = 0;
+  for (int i = 0; i < repeat; ++i) {
+    auto t0 = Clock::now();
+    sink = sink + PlainRead(files, &bytes);
+    auto t1 = Clock::now();
+    volatile double s = LitmusScan(trial, &tensors);
+    (void)s;
+    auto t2 = Clock::now();
+    best_plain = std::min(best_plain, Seconds(t0, t1));
+    best_litmus = std::min(best_litmus, Seconds(t1, t2));
+  }
+  const double mb = static_cast<double>(bytes) / 1e6;
+  std::printf("scan_bench %s: %zu files, %.1f MB, %lld tensors\n", trial.c_str(), files.size(), mb,
+              static_cast<long long>(tensors));
+  std::printf("  plain read:          %8.1f MB/s (%.3f s)\n", mb / best_plain, best_plain);
+  std::printf("  litmus decode+mean:  %8.1f MB/s (%.3f s)\n", mb / best_litmus, best_litmus);
+  std::printf("  ratio litmus/plain:  %8.2f\n", best_plain / best_litmus);
+  return 0;
+}

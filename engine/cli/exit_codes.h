@@ -1,0 +1,17 @@
+// Process exit codes of the `litmus` binary (docs/cli.md) and the one-line failure helper.
+#pragma once
+
+#include <string_view>
+
+namespace litmus::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitConditionMet = 1;  // a rule fired (litmus run)
+inline constexpr int kExitBadInput = 2;      // bad arguments, configuration or trial
+inline constexpr int kExitInternal = 3;      // a litmus or plugin bug
+inline constexpr int kExitStopped = 143;     // SIGTERM or stop signal file
+
+// Prints "litmus: <message>" as one line on stderr and returns `code`.
+int Fail(int code, std::string_view message);
+
+}  // namespace litmus::cli

@@ -1,0 +1,69 @@
+// Entry point of the `litmus` binary: parses the command line and dispatches to a subcommand.
+// Exceptions that escape a command are bugs: reported in one line, exit code 3.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "exit_codes.h"
+#include "inspect_command.h"
+
+namespace litmus::cli {
+
+int Fail(int code, std::string_view message) {
+  std::string line(message);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::cerr << "litmus: " << line << std::endl;
+  return code;
+}
+
+namespace {
+
+int Main(int argc, char** argv) {
+  CLI::App app{"litmus: evaluate SageMaker Debugger (smdebug) rules on training trials"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "litmus " LITMUS_VERSION);
+  std::string logging_level = "info";
+  app.add_option("--logging-level", logging_level, "trace, debug, info, warning, error, critical or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warning", "warn", "error", "critical", "off"},
+                            CLI::ignore_case));
+
+  InspectOptions& inspect = AddInspectCommand(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Fail(kExitBadInput, e.what() + std::string(" (see litmus --help)"));
+  }
+
+  auto logger = spdlog::stderr_color_mt("litmus");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(logging_level == "warn" ? "warning" : logging_level));
+
+  if (app.got_subcommand("inspect")) return RunInspect(inspect);
+  return Fail(kExitBadInput, "no command given (see litmus --help)");
+}
+
+}  // namespace
+}  // namespace litmus::cli
+
+int main(int argc, char** argv) {
+  try {
+    return litmus::cli::Main(argc, argv);
+  } catch (const std::exception& e) {
+    return litmus::cli::Fail(litmus::cli::kExitInternal, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return litmus::cli::Fail(litmus::cli::kExitInternal, "internal error: unknown exception");
+  }
+}
