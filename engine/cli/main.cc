@@ -10,6 +10,8 @@
 
 #include "exit_codes.h"
 #include "inspect_command.h"
+#include "rules_command.h"
+#include "run_command.h"
 
 namespace litmus::cli {
 
@@ -34,6 +36,8 @@ int Main(int argc, char** argv) {
                             CLI::ignore_case));
 
   InspectOptions& inspect = AddInspectCommand(app);
+  RunOptions& run = AddRunCommand(app);
+  RulesOptions& rules = AddRulesCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -52,6 +56,8 @@ int Main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(logging_level == "warn" ? "warning" : logging_level));
 
   if (app.got_subcommand("inspect")) return RunInspect(inspect);
+  if (app.got_subcommand("run")) return RunRun(run);
+  if (app.got_subcommand("rules")) return RunRules(rules);
   return Fail(kExitBadInput, "no command given (see litmus --help)");
 }
 

@@ -1,4 +1,4 @@
-// RunProcess: fork/exec with pipes for stdout and stderr, /dev/null as stdin, and a deadline.
+// ChildProcess: fork/exec with pipes for stdout and stderr, /dev/null as stdin, and a deadline.
 #include "support/run_process.h"
 
 #include <fcntl.h>
@@ -9,23 +9,30 @@
 
 #include <cstdlib>
 
-extern char** environ;
-
 namespace litmus::testing {
 
-ProcessResult RunProcess(const std::vector<std::string>& argv,
-                         const std::vector<std::pair<std::string, std::string>>& extra_env,
-                         std::chrono::milliseconds timeout) {
-  ProcessResult result;
+ChildProcess::ChildProcess(const std::vector<std::string>& argv,
+                           const std::vector<std::pair<std::string, std::string>>& extra_env) {
   int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) return result;
-  const pid_t pid = fork();
-  if (pid == 0) {
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) return;
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return;
+  }
+  pid_ = fork();
+  if (pid_ == 0) {
     const int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
-    for (const auto& [key, value] : extra_env) setenv(key.c_str(), value.c_str(), 1);
+    for (const auto& [key, value] : extra_env) {
+      if (value.empty()) {
+        unsetenv(key.c_str());
+      } else {
+        setenv(key.c_str(), value.c_str(), 1);
+      }
+    }
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -34,14 +41,35 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
+  out_fd_ = out_pipe[0];
+  err_fd_ = err_pipe[0];
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !waited_) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+  if (out_fd_ >= 0) close(out_fd_);
+  if (err_fd_ >= 0) close(err_fd_);
+}
+
+void ChildProcess::Signal(int signal) {
+  if (pid_ > 0 && !waited_) kill(pid_, signal);
+}
+
+ProcessResult ChildProcess::Wait(std::chrono::milliseconds timeout) {
+  ProcessResult result;
+  if (pid_ <= 0) return result;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
   int open_fds = 2;
   char buffer[65536];
   while (open_fds > 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      kill(pid, SIGKILL);
+      kill(pid_, SIGKILL);
       result.timed_out = true;
       break;
     }
@@ -50,7 +78,6 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
       if (n <= 0) {
-        close(fds[i].fd);
         fds[i].fd = -1;
         --open_fds;
       } else {
@@ -58,13 +85,18 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
       }
     }
   }
-  for (auto& fd : fds) {
-    if (fd.fd >= 0) close(fd.fd);
-  }
   int status = 0;
-  waitpid(pid, &status, 0);
+  waitpid(pid_, &status, 0);
+  waited_ = true;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::vector<std::pair<std::string, std::string>>& extra_env,
+                         std::chrono::milliseconds timeout) {
+  ChildProcess child(argv, extra_env);
+  return child.Wait(timeout);
 }
 
 std::string LitmusBinary() { return LITMUS_BINARY_PATH; }

@@ -29,7 +29,7 @@
 
 namespace litmus {
 
-class Regex;  // Python-`re`-compatible matcher (engine/core/src/regex.h)
+class Regex;  // Python-`re`-compatible matcher (engine/core/src/python_regex.h)
 
 // smdebug's availability states (§8.5); kNoMoreData is UNAVAILABLE after the end of training
 // for a step beyond every known step.
@@ -137,6 +137,10 @@ class Trial {
   // Global steps at which `name` has an entry, sorted (complete only unless include_incomplete,
   // using smdebug's per-tensor rule: end marker or <= last_complete_step).
   std::vector<int64_t> TensorSteps(const std::string& name, bool include_incomplete = false) const;
+  // Mode steps of `mode` at which `name` has an entry, sorted (global steps for kGlobal); smdebug's
+  // tensor.steps(mode=M): the same per-tensor rule, where smdebug compares the *mode* step with
+  // last_complete_step (§8.3). Map them to global steps with GlobalStep().
+  std::vector<int64_t> TensorSteps(const std::string& name, Mode mode, bool include_incomplete = false) const;
   // Entries of `name` at a global step, one per worker, sorted by worker. Empty if none.
   std::vector<TensorEntry> Entries(const std::string& name, int64_t global_step) const;
 
@@ -158,6 +162,10 @@ class Trial {
 
   // Number of index files parsed so far (for tests of incremental refresh).
   int64_t index_files_parsed() const;
+  // Non-fatal findings of Refresh(), oldest first: collections files disagreeing on num_workers,
+  // collection regexes that do not compile, unknown stored-reduction names, an end marker
+  // without collections files.
+  std::vector<std::string> warnings() const;
 
  private:
   struct Impl;

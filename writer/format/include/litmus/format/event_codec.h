@@ -40,7 +40,10 @@ struct EventView {
 };
 
 // Decodes a serialized Event. DataLoss on malformed wire data (truncated varints, lengths past
-// the end, wrong wire types for known fields). Unknown fields are skipped.
+// the end, wrong wire types for known fields, groups, a plugin_data mode/mode_step that is not a
+// number). Unknown fields are skipped. Merging follows protobuf (last scalar wins, repeated
+// fields append, a oneof member replaces its siblings). The *_val field matching the dtype must
+// be one packed run: written unpacked or split into several runs it gives Unimplemented.
 StatusOr<EventView> DecodeEvent(std::span<const std::byte> payload);
 
 // What the writer puts in one tensor record. `content` is not copied by the encoder.

@@ -1,0 +1,81 @@
+// `litmus run`: command-line options -> RunCommandLine -> JobConfig (merged with the environment
+// and the YAML file) -> JobRunner.
+#include "run_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+
+#include "exit_codes.h"
+#include "litmus/format/env.h"
+#include "run/job_config.h"
+#include "run/job_runner.h"
+#include "run/stop_signal.h"
+
+namespace litmus::cli {
+
+struct RunOptions {
+  RunCommandLine line;
+  std::string logging_level;
+};
+
+namespace {
+
+// smdebug's level names (CRITICAL, FATAL, ERROR, WARNING, WARN, INFO, DEBUG, NOTSET) and
+// spdlog's, case-insensitively.
+std::optional<spdlog::level::level_enum> ParseLevel(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (name == "critical" || name == "fatal") return spdlog::level::critical;
+  if (name == "error") return spdlog::level::err;
+  if (name == "warning" || name == "warn") return spdlog::level::warn;
+  if (name == "info") return spdlog::level::info;
+  if (name == "debug") return spdlog::level::debug;
+  if (name == "trace" || name == "notset") return spdlog::level::trace;
+  if (name == "off") return spdlog::level::off;
+  return std::nullopt;
+}
+
+}  // namespace
+
+RunOptions& AddRunCommand(CLI::App& app) {
+  static RunOptions options;
+  RunCommandLine& l = options.line;
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Evaluate rules on a trial, following it while training runs. Exit code: 0 no issues found, "
+             "1 a rule's condition was met, 2 client error, 3 internal error, 143 stopped");
+  cmd->add_option("--trial", l.trial, "Trial folder (default: $S3_PATH, or trial: in --config)");
+  cmd->add_option("--rule", l.rule, "Rule to evaluate (class name, case-insensitive, e.g. VanishingGradient)");
+  cmd->add_option("--plugin", l.plugin_files, "Rule plugin (.so) to load; repeatable");
+  cmd->add_option("--plugin-dir", l.plugin_dirs, "Folder of rule plugins to load; repeatable");
+  cmd->add_option("--param", l.params, "Rule parameter key=value (SageMaker RuleParameters); repeatable");
+  cmd->add_option("--start-step", l.start_step, "First global step to evaluate (default 0)");
+  cmd->add_option("--end-step", l.end_step, "Global step to stop before (exclusive; default: until training ends)");
+  cmd->add_option("--other-trial", l.other_trials, "Another trial the rule reads (e.g. SimilarAcrossRuns); repeatable");
+  cmd->add_option("--output-dir", l.output_dir,
+                  "Where status.json, events.jsonl and rule-reports/ go (default /opt/ml/processing/output/rule)");
+  cmd->add_option("--message-file", l.message_file, "One-line outcome file (default /opt/ml/output/message)");
+  cmd->add_option("--failure-file", l.failure_file, "One-line failure file (default /opt/ml/output/failure)");
+  cmd->add_option("--logging-level", l.logging_level, "critical, error, warning, info (default), debug, trace");
+  cmd->add_option("--poll-interval-ms", l.poll_interval_ms, "How often to look for new steps (default 1000)");
+  cmd->add_option("--prefetch-memory", l.prefetch_memory, "Memory for decoded tensors, e.g. 512M or 2G (default 1G)");
+  cmd->add_option("--config", l.config_file, "YAML file with the trial and several rules (docs/run.md)");
+  cmd->add_flag("--keep-going", l.keep_going,
+                "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "
+                "first firing, as in SageMaker");
+  return options;
+}
+
+int RunRun(const RunOptions& options) {
+  auto config = BuildJobConfig(options.line, ProcessEnvironment());
+  if (!config.ok()) return Fail(kExitBadInput, config.status().message());
+  const auto level = ParseLevel(config->logging_level);
+  if (!level) return Fail(kExitBadInput, "logging level: unknown level '" + config->logging_level + "'");
+  spdlog::set_level(*level);
+  StopSignal::InstallHandlers();
+  JobRunner runner(std::move(config).value(), Env::Default());
+  const int code = runner.Run();
+  return code;
+}
+
+}  // namespace litmus::cli

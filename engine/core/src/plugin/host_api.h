@@ -1,0 +1,87 @@
+// The host side of the plugin ABI (plugin-sdk/include/litmus/rule_abi.h): the static host table
+// every plugin receives, and `struct litmus_ctx`, the per-instance state behind the opaque
+// litmus_ctx_t (phase of the current call, its error text, borrowed results, report, recorded
+// tensor requirements). Thread-safety: the host functions keep no global state; one litmus_ctx
+// is used by one thread at a time, different ones concurrently over the same (un-refreshed) Trials.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "litmus/engine/tensor.h"
+#include "litmus/rule_abi.h"
+
+namespace litmus {
+
+class Trial;
+
+// One tensor a rule declared in set_required_tensors: `name` of the rule's trial `trial`
+// (0 = base trial, 1.. = other trials, in the order given to RuleInstance::Create) at global
+// `steps` (sorted, unique). A regex requirement is already expanded to the matching names.
+struct TensorRequirement {
+  uint32_t trial = 0;
+  std::string name;
+  std::vector<int64_t> steps;
+};
+
+// What a rule reported through report_violations / report_detail, accumulated over its calls.
+// details_json values are JSON texts (a plugin's invalid JSON is stored as a JSON string).
+struct RuleReport {
+  int64_t violations = 0;
+  std::map<std::string, std::string> details_json;
+};
+
+// Which plugin function is running; it decides which host services are allowed (require_tensor
+// only in set_required_tensors, report_* only in invoke_at_step).
+enum class PluginCallPhase { kIdle, kEntry, kCreate, kSetRequiredTensors, kInvoke };
+
+// The host table (ABI LITMUS_ABI_MAJOR.LITMUS_ABI_MINOR); static, valid for the process's life.
+const litmus_host_api_t* HostApi();
+
+// "LITMUS_TENSOR_UNAVAILABLE", ...; "status 42" for a value the ABI does not define.
+std::string LitmusStatusName(litmus_status_t status);
+// True for the values rule_abi.h defines (LITMUS_OK .. LITMUS_INVALID_WORKER).
+bool IsKnownLitmusStatus(litmus_status_t status);
+
+}  // namespace litmus
+
+// The definition behind the ABI's opaque litmus_ctx_t (global namespace: the C header declares
+// `struct litmus_ctx`). One per rule instance (and one per plugin entry call), reused across its
+// calls: BeginCall() before each plugin function, EndCall() after it.
+struct litmus_ctx {
+  // `log_tag` prefixes the plugin's log lines (the rule configuration name); `trials` are the
+  // rule's trials (not owned; must outlive the context); `report` (not owned, may be null) receives
+  // report_* calls.
+  litmus_ctx(std::string log_tag, std::vector<litmus::Trial*> trials, litmus::RuleReport* report);
+  litmus_ctx(const litmus_ctx&) = delete;
+  litmus_ctx& operator=(const litmus_ctx&) = delete;
+
+  // Starts a call: clears the error text and borrowed results. `requirements` receives
+  // require_tensor records (kSetRequiredTensors only).
+  void BeginCall(litmus::PluginCallPhase call_phase, std::vector<litmus::TensorRequirement>* requirements = nullptr);
+  // Ends it: releases borrowed results (the plugin may no longer use them).
+  void EndCall();
+
+  // Fixed for the context's life.
+  const std::string log_tag;
+  const std::vector<litmus::Trial*> trials;
+  litmus::RuleReport* const report;
+
+  // The current call.
+  litmus::PluginCallPhase phase = litmus::PluginCallPhase::kIdle;
+  bool has_error = false;  // set_error (or a failed host call) recorded text
+  std::string error;
+  std::vector<litmus::TensorRequirement>* requirements = nullptr;
+  std::map<std::pair<uint32_t, std::string>, size_t> requirement_index;  // -> requirements
+
+  // Borrowed results handed to the plugin during the current call (stable addresses: deque
+  // elements never move, and each vector is complete before its data pointer is handed out).
+  std::deque<std::vector<int64_t>> int64_arrays;
+  std::deque<std::vector<std::string>> string_arrays;
+  std::deque<std::vector<litmus_str_t>> str_arrays;
+  std::vector<litmus::TensorPtr> tensors;
+};

@@ -1,0 +1,72 @@
+// RuleInstance: one configured rule of a loaded plugin, as the runner uses it: parameter checks
+// and defaults, create/destroy, set_required_tensors and invoke_at_step through the C ABI, with
+// status normalization (unknown values, errors without text) and the rule's report.
+// Thread-safety: one call at a time per instance; different instances may be called
+// concurrently (over the same Trials, as long as no Trial::Refresh runs meanwhile).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "litmus/rule_abi.h"
+#include "litmus/status.h"
+#include "plugin/host_api.h"
+#include "plugin/plugin_loader.h"
+
+namespace litmus {
+
+class Trial;
+
+// The outcome of one plugin call. `status` is one of the LITMUS_* values of rule_abi.h (a value
+// the ABI does not define becomes LITMUS_INTERNAL). `message` is the set_error text (empty for
+// LITMUS_OK and LITMUS_CONDITION_MET); an error status without text gets
+// "<plugin>: rule <name> returned <STATUS> without an error message (plugin bug)".
+struct PluginCallResult {
+  litmus_status_t status = LITMUS_OK;
+  std::string message;
+};
+
+class RuleInstance {
+ public:
+  // Validates `params` against the rule's schema: unknown keys are appended to *warnings (may be
+  // null) one line each ("rule VanishingGradient: unknown parameter 'thresold' (ignored); known:
+  // threshold"); a missing required one is InvalidArgument naming the key. Applies defaults and
+  // calls create. create returning LITMUS_INVALID_CONFIG -> InvalidArgument "rule X (plugin P):
+  // <message>"; any other failure -> Internal "rule X (plugin P): create failed: <message>".
+  // REQUIRES: `rule` (its registry) and `trials` (base trial first) outlive the instance.
+  static StatusOr<std::unique_ptr<RuleInstance>> Create(const LoadedRule& rule, std::string configuration_name,
+                                                        std::vector<Trial*> trials,
+                                                        const std::map<std::string, std::string>& params,
+                                                        std::vector<std::string>* warnings);
+  ~RuleInstance();  // destroy()
+  RuleInstance(const RuleInstance&) = delete;
+  RuleInstance& operator=(const RuleInstance&) = delete;
+
+  // smdebug's set_required_tensors(step): *out is replaced by the declared requirements (trial
+  // indices are the rule's: 0 = base trial). LITMUS_OK with an empty list if the rule has no
+  // set_required_tensors. On a failed call *out is empty. Has no effect on the report.
+  PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out);
+  // invoke_at_step(step): LITMUS_OK (not met), LITMUS_CONDITION_MET, a skip status, ...
+  PluginCallResult Invoke(int64_t step);
+
+  // Everything report_violations / report_detail recorded so far.
+  const RuleReport& report() const { return report_; }
+  const LoadedRule& rule() const { return rule_; }
+  const std::string& configuration_name() const { return configuration_name_; }
+
+ private:
+  RuleInstance(const LoadedRule& rule, std::string configuration_name, std::vector<Trial*> trials);
+  // Turns what a plugin function returned into a PluginCallResult (see above). `function` names
+  // it in messages.
+  PluginCallResult Finish(litmus_status_t status, const char* function);
+
+  const LoadedRule& rule_;
+  const std::string configuration_name_;
+  RuleReport report_;
+  litmus_ctx ctx_;  // after report_: it points to it
+  litmus_rule_instance_t* instance_ = nullptr;
+};
+
+}  // namespace litmus

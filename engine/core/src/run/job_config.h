@@ -1,0 +1,87 @@
+// JobConfig: everything `litmus run` needs, merged from the command line, the environment and a
+// YAML file with precedence command line > environment > YAML, key by key (docs/run.md).
+// Parameters are SageMaker's RuleParameters: string -> string maps whose runner keys
+// (rule_to_invoke, start_step, end_step, other_trial_<i>, other_trials, other-trials-paths,
+// logging-level, action_json, source_s3_uri) are consumed here and do not reach rules, except
+// start_step/end_step, which also reach a rule that declares a parameter of that name.
+// Pure data and functions; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "litmus/status.h"
+
+namespace litmus {
+
+using ParameterMap = std::map<std::string, std::string>;
+
+// One rule of the job.
+struct RuleJobConfig {
+  std::string configuration_name;  // RuleConfigurationName; empty = the rule's class name
+  std::string rule;                // rule_to_invoke: class name, matched case-insensitively
+  std::string plugin;              // explicit plugin file, or empty to search
+  ParameterMap parameters;         // the rule's own parameters (runner keys removed)
+  int64_t start_step = 0;          // first global step (inclusive)
+  std::optional<int64_t> end_step; // exclusive
+  std::vector<std::string> other_trials;
+  std::string action_json;         // raw, as given (actions are handled by a later issue)
+};
+
+struct JobConfig {
+  std::string trial;
+  std::vector<RuleJobConfig> rules;
+  std::string output_dir = "/opt/ml/processing/output/rule";
+  std::string message_file = "/opt/ml/output/message";
+  std::string failure_file = "/opt/ml/output/failure";
+  std::string logging_level = "info";
+  int64_t poll_interval_ms = 1000;
+  uint64_t prefetch_memory_bytes = 1ull << 30;
+  bool keep_going = false;
+  std::vector<std::string> plugin_files;
+  std::vector<std::string> plugin_dirs;
+  // SAGEMAKER_ENV_RULE_STOP_SIGNAL_FILE: name of a file in the trial whose content is a Unix time;
+  // the job stops once now > that time + grace (rule_stop_grace_time_secs, default 60 s).
+  std::optional<std::string> stop_signal_file;
+  double stop_grace_s = 60;
+};
+
+// What the command line said; unset fields do not override.
+struct RunCommandLine {
+  std::optional<std::string> trial;
+  std::optional<std::string> rule;
+  std::optional<std::string> plugin;
+  std::vector<std::string> params;  // "key=value"
+  std::optional<int64_t> start_step;
+  std::optional<int64_t> end_step;
+  std::vector<std::string> other_trials;
+  std::optional<std::string> output_dir;
+  std::optional<std::string> message_file;
+  std::optional<std::string> failure_file;
+  std::optional<std::string> logging_level;
+  std::optional<int64_t> poll_interval_ms;
+  std::optional<std::string> prefetch_memory;  // "512M", "2G", bytes
+  std::optional<std::string> config_file;
+  std::vector<std::string> plugin_files;
+  std::vector<std::string> plugin_dirs;
+  bool keep_going = false;
+};
+
+// Reads an environment variable; injectable for tests.
+using GetEnvFn = std::function<std::optional<std::string>(const std::string&)>;
+GetEnvFn ProcessEnvironment();
+
+// Builds the job. InvalidArgument (one line naming the key, file or variable) for: an unreadable
+// or malformed YAML file, LITMUS_RULE_PARAMETERS that is not a JSON object of strings, a
+// parameter that is not key=value, more than 100 parameters or a key/value over 256 characters,
+// a non-integer step, no trial, no rule, --rule with a config of several rules.
+StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv);
+
+// "512M", "2G", "1048576" -> bytes.
+StatusOr<uint64_t> ParseByteSize(const std::string& text);
+
+}  // namespace litmus

@@ -1,0 +1,634 @@
+// JobRunner: setup (reporter, plugins, trials, rule instances), the invoke loop, prefetching and
+// the end-of-job bookkeeping.
+#include "run/job_runner.h"
+
+#include <spdlog/spdlog.h>
+#include <tbb/parallel_for_each.h>
+#include <tbb/task_group.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "litmus/engine/trial.h"
+#include "plugin/plugin_loader.h"
+#include "plugin/rule_instance.h"
+#include "run/job_report.h"
+#include "run/stop_signal.h"
+
+namespace litmus {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitConditionMet = 1;
+constexpr int kExitClientError = 2;
+constexpr int kExitInternal = 3;
+constexpr int kExitStopped = 143;
+
+// How one rule's evaluation at one step turned out.
+enum class StepOutcome {
+  kNotMet,
+  kMet,
+  kSkipped,     // tensor/step unavailable: nothing observable, next step
+  kNoMoreData,  // the rule is done
+  kClientError,
+  kInternalError,
+};
+
+std::string StatusCodeText(litmus_status_t status) {
+  switch (status) {
+    case LITMUS_OK: return "OK";
+    case LITMUS_CONDITION_MET: return "CONDITION_MET";
+    case LITMUS_TENSOR_UNAVAILABLE_FOR_STEP: return "TENSOR_UNAVAILABLE_FOR_STEP";
+    case LITMUS_TENSOR_UNAVAILABLE: return "TENSOR_UNAVAILABLE";
+    case LITMUS_STEP_UNAVAILABLE: return "STEP_UNAVAILABLE";
+    case LITMUS_NOT_YET_AVAILABLE: return "NOT_YET_AVAILABLE";
+    case LITMUS_NO_MORE_DATA: return "NO_MORE_DATA";
+    case LITMUS_INVALID_CONFIG: return "INVALID_CONFIG";
+    case LITMUS_INTERNAL: return "INTERNAL";
+    case LITMUS_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case LITMUS_INVALID_WORKER: return "INVALID_WORKER";
+    default: return "status " + std::to_string(status);
+  }
+}
+
+// One (trial, tensor, step) to read before a rule runs.
+struct ReadKey {
+  uint32_t trial;
+  std::string name;
+  int64_t step;
+  auto operator<=>(const ReadKey&) const = default;
+};
+
+}  // namespace
+
+struct JobRunner::Impl {
+  struct RuleState {
+    RuleJobConfig config;
+    std::unique_ptr<RuleInstance> instance;
+    std::vector<uint32_t> trial_indices;  // this rule's trials in `trials` (base first)
+    int64_t cursor = 0;                   // next global step to consider
+    bool done = false;
+    RuleStatus status = RuleStatus::kInProgress;
+    std::string details;
+    int exit_code = kExitOk;
+    std::vector<int64_t> fired_steps;
+    int64_t datapoints = 0;
+    int64_t last_step = -1;
+    // Requirements already declared for a step (set_required_tensors is called once per step).
+    std::map<int64_t, std::pair<PluginCallResult, std::vector<TensorRequirement>>> declared;
+  };
+
+  JobConfig config;
+  Env* env;
+  std::unique_ptr<JobReporter> reporter;
+  PluginRegistry registry;
+  std::vector<std::string> trial_paths;          // unique paths, base trial first
+  std::vector<std::unique_ptr<Trial>> trials;
+  std::vector<std::unique_ptr<RuleState>> rules;
+  std::unique_ptr<StopSignal> stop;
+  tbb::task_group prefetch_group;
+  bool prefetch_running = false;
+  std::chrono::steady_clock::time_point last_report_write{};
+
+  Impl(JobConfig c, Env* e) : config(std::move(c)), env(e) {}
+
+  Trial& base() { return *trials[0]; }
+
+  void JoinPrefetch() {
+    if (!prefetch_running) return;
+    prefetch_group.wait();
+    prefetch_running = false;
+  }
+
+  // ---- setup ----------------------------------------------------------------------------------
+
+  StatusOr<uint32_t> OpenTrial(const std::string& path) {
+    for (uint32_t i = 0; i < trial_paths.size(); ++i) {
+      if (trial_paths[i] == path) return i;
+    }
+    TrialOptions options = TrialOptions::FromEnvironment();
+    options.cache_bytes = config.prefetch_memory_bytes;
+    auto trial = Trial::Open(env, path, options);
+    if (!trial.ok()) return trial.status().WithContext("trial " + path);
+    trial_paths.push_back(path);
+    trials.push_back(std::move(trial).value());
+    return static_cast<uint32_t>(trials.size() - 1);
+  }
+
+  // smdebug's create_trial waits for the collections files; the end marker without them is
+  // MissingCollectionFiles.
+  Status WaitForCollections(Trial& trial) {
+    bool warned = false;
+    auto started = std::chrono::steady_clock::now();
+    while (true) {
+      if (trial.collections_ready() && static_cast<int64_t>(trial.workers().size()) >= trial.num_workers()) {
+        return OkStatus();
+      }
+      if (trial.end_marker_seen()) {
+        return FailedPreconditionError(
+            "No debugging data was saved by the training job. Check that the debugger hook was configured correctly "
+            "before starting the training job. Exception: Training job has ended. All the collection files could not "
+            "be loaded (trial " + trial.root() + ")");
+      }
+      if (!warned && std::chrono::steady_clock::now() - started > std::chrono::seconds(20)) {
+        spdlog::warn("waiting for the collections files of trial {} (training has not saved its first step yet?)",
+                     trial.root());
+        warned = true;
+      }
+      if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return OkStatus();
+      LITMUS_RETURN_IF_ERROR(trial.Refresh());
+    }
+  }
+
+  Status LoadAllPlugins() {
+    std::vector<std::string> files = config.plugin_files;
+    for (const auto& rule : config.rules) {
+      if (!rule.plugin.empty()) files.push_back(rule.plugin);
+    }
+    LITMUS_RETURN_IF_ERROR(LoadPlugins(registry, files, config.plugin_dirs));
+    for (const auto& w : registry.warnings()) spdlog::warn("{}", w);
+    return OkStatus();
+  }
+
+  // Returns an exit code (0 = ready).
+  int Setup(std::string* error_line) {
+    auto client_error = [&](const Status& s) {
+      *error_line = "ClientError: " + s.message();
+      return kExitClientError;
+    };
+    if (Status s = LoadAllPlugins(); !s.ok()) return client_error(s);
+    auto base_index = OpenTrial(config.trial);
+    if (!base_index.ok()) return client_error(base_index.status());
+
+    for (const RuleJobConfig& rc : config.rules) {
+      auto state = std::make_unique<RuleState>();
+      state->config = rc;
+      state->cursor = rc.start_step;
+      state->trial_indices.push_back(0);
+      for (const auto& other : rc.other_trials) {
+        auto index = OpenTrial(other);
+        if (!index.ok()) return client_error(index.status());
+        state->trial_indices.push_back(*index);
+      }
+      rules.push_back(std::move(state));
+    }
+    for (auto& trial : trials) {
+      if (Status s = WaitForCollections(*trial); !s.ok()) return client_error(s);
+      if (stop->ShouldStop()) return kExitOk;  // handled by the caller's stop check
+    }
+
+    for (auto& state : rules) {
+      auto found = registry.FindRule(state->config.rule);
+      if (!found.ok()) return client_error(found.status());
+      const LoadedRule& rule = **found;
+      // start_step/end_step reach a rule only if it declares them (Overfit does).
+      ParameterMap params = state->config.parameters;
+      for (const char* runner_key : {"start_step", "end_step"}) {
+        const bool declared = std::any_of(rule.params.begin(), rule.params.end(),
+                                          [&](const LoadedRule::Param& p) { return p.name == runner_key; });
+        if (!declared) params.erase(runner_key);
+      }
+      std::vector<Trial*> rule_trials;
+      for (uint32_t i : state->trial_indices) rule_trials.push_back(trials[i].get());
+      std::vector<std::string> warnings;
+      const std::string name = state->config.configuration_name.empty() ? rule.name : state->config.configuration_name;
+      auto instance = RuleInstance::Create(rule, name, rule_trials, params, &warnings);
+      for (const auto& w : warnings) spdlog::warn("{}", w);
+      if (!instance.ok()) {
+        if (instance.status().code() == StatusCode::kInvalidArgument) return client_error(instance.status());
+        *error_line = "InternalServerError: " + instance.status().message();
+        return kExitInternal;
+      }
+      state->instance = std::move(instance).value();
+      state->config.rule = rule.name;  // the class name, for messages
+      if (state->config.configuration_name.empty()) state->config.configuration_name = rule.name;
+    }
+    return kExitOk;
+  }
+
+  // ---- the loop -------------------------------------------------------------------------------
+
+  // The next step a rule can be evaluated at, after skipping unavailable ones; nullopt if the
+  // rule must wait for more data. Ends the rule when its data is exhausted.
+  std::optional<int64_t> NextReadyStep(RuleState& r) {
+    const std::optional<int64_t> end = r.config.end_step;
+    const std::vector<int64_t> known = base().Steps(Mode::kGlobal, /*include_incomplete=*/true);
+    while (!r.done) {
+      if (end && r.cursor >= *end) {
+        EndRule(r, RuleStatus::kNoIssuesFound, "end_step " + std::to_string(*end) + " reached");
+        return std::nullopt;
+      }
+      auto it = std::lower_bound(known.begin(), known.end(), r.cursor);
+      if (it == known.end()) {
+        if (base().loaded_all_steps()) {
+          EndRule(r, RuleStatus::kNoIssuesFound, "no more data: training has ended");
+        }
+        return std::nullopt;
+      }
+      const int64_t step = *it;
+      if (end && step >= *end) {
+        // A later step exists past end_step: nothing below end_step will come.
+        if (base().IsStepComplete(step) || base().loaded_all_steps()) {
+          EndRule(r, RuleStatus::kNoIssuesFound, "end_step " + std::to_string(*end) + " reached");
+        }
+        return std::nullopt;
+      }
+      switch (base().StepAvailability(step)) {
+        case StepState::kAvailable:
+          return step;
+        case StepState::kNotYetAvailable:
+          return std::nullopt;
+        case StepState::kUnavailable:
+        case StepState::kNoMoreData:
+          spdlog::debug("rule {}: step {} is not available as it was not saved", r.config.configuration_name, step);
+          r.cursor = step + 1;
+          break;
+      }
+    }
+    return std::nullopt;
+  }
+
+  const std::pair<PluginCallResult, std::vector<TensorRequirement>>& Declare(RuleState& r, int64_t step) {
+    auto it = r.declared.find(step);
+    if (it == r.declared.end()) {
+      std::vector<TensorRequirement> reqs;
+      PluginCallResult result = r.instance->RequiredTensors(step, &reqs);
+      // Translate the rule's trial numbers to job-wide trial indices.
+      for (auto& req : reqs) req.trial = req.trial < r.trial_indices.size() ? r.trial_indices[req.trial] : UINT32_MAX;
+      it = r.declared.emplace(step, std::make_pair(std::move(result), std::move(reqs))).first;
+    }
+    return it->second;
+  }
+
+  // Reads (into the trial caches) every key; used for the fetch and the background prefetch.
+  void ReadAll(const std::vector<ReadKey>& keys) {
+    tbb::parallel_for_each(keys.begin(), keys.end(), [&](const ReadKey& key) {
+      if (key.trial >= trials.size()) return;
+      (void)trials[key.trial]->Value(key.name, key.step);
+    });
+  }
+
+  std::vector<ReadKey> KeysOf(const std::vector<TensorRequirement>& reqs) {
+    std::vector<ReadKey> keys;
+    for (const auto& req : reqs) {
+      for (int64_t s : req.steps) keys.push_back({req.trial, req.name, s});
+    }
+    return keys;
+  }
+
+  // smdebug's RequiredTensors.fetch for one rule: waits for the required steps of every trial,
+  // then checks each value. Returns kNotMet when everything is there.
+  StepOutcome Fetch(RuleState& r, const std::vector<TensorRequirement>& reqs, std::string* message) {
+    for (const auto& req : reqs) {
+      if (req.trial >= trials.size()) {
+        *message = "rule " + r.config.configuration_name + " required a tensor of an unknown trial";
+        return StepOutcome::kInternalError;
+      }
+      Trial& trial = *trials[req.trial];
+      for (int64_t s : req.steps) {
+        while (true) {
+          const StepState state = trial.StepAvailability(s);
+          if (state == StepState::kAvailable) break;
+          if (state == StepState::kNoMoreData) return StepOutcome::kNoMoreData;
+          if (state == StepState::kUnavailable) return StepOutcome::kSkipped;
+          if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kSkipped;
+          JoinPrefetch();
+          if (Status st = trial.Refresh(); !st.ok()) {
+            *message = st.message();
+            return StepOutcome::kClientError;
+          }
+        }
+        auto value = trial.Value(req.name, s);
+        if (!value.ok()) {
+          const auto error = GetTrialError(value.status());
+          if (error == TrialError::kNoMoreData) return StepOutcome::kNoMoreData;
+          if (error) return StepOutcome::kSkipped;  // smdebug's fetch raises; invoke_rule moves on
+          *message = value.status().message();
+          return StepOutcome::kClientError;  // corrupt trial data
+        }
+      }
+    }
+    return StepOutcome::kNotMet;
+  }
+
+  StepOutcome Classify(const RuleState& r, const PluginCallResult& result, std::string* message) {
+    const std::string who = "rule " + r.config.rule + " (" + r.config.configuration_name + ", plugin " +
+                            r.instance->rule().plugin_path + ")";
+    switch (result.status) {
+      case LITMUS_OK: return StepOutcome::kNotMet;
+      case LITMUS_CONDITION_MET: return StepOutcome::kMet;
+      case LITMUS_TENSOR_UNAVAILABLE_FOR_STEP:
+      case LITMUS_TENSOR_UNAVAILABLE:
+      case LITMUS_STEP_UNAVAILABLE:
+      case LITMUS_INVALID_WORKER:
+        spdlog::debug("{}: {}", who, result.message);
+        return StepOutcome::kSkipped;
+      case LITMUS_NO_MORE_DATA: return StepOutcome::kNoMoreData;
+      case LITMUS_NOT_YET_AVAILABLE:
+        *message = who + " read data that is not available yet (a future step?): " + result.message;
+        return StepOutcome::kInternalError;
+      case LITMUS_INVALID_CONFIG:
+        *message = who + ": " + result.message;
+        return StepOutcome::kClientError;
+      default:
+        *message = who + " failed with " + StatusCodeText(result.status) + ": " + result.message;
+        return StepOutcome::kInternalError;
+    }
+  }
+
+  static std::string ConditionMetText(const RuleState& r, int64_t step) {
+    return "Evaluation of the rule " + r.config.rule + " at step " + std::to_string(step) +
+           " resulted in the condition being met";
+  }
+
+  void EndRule(RuleState& r, RuleStatus status, const std::string& details) {
+    if (r.done) return;
+    r.done = true;
+    r.status = status;
+    r.details = details;
+    switch (status) {
+      case RuleStatus::kIssuesFound: r.exit_code = kExitConditionMet; break;
+      case RuleStatus::kStopped:
+      case RuleStatus::kStopping: r.exit_code = kExitStopped; break;
+      case RuleStatus::kError:
+        if (r.exit_code == kExitOk) r.exit_code = kExitInternal;
+        break;
+      case RuleStatus::kNoIssuesFound:
+        // --keep-going keeps evaluating after a firing; the verdict is still IssuesFound.
+        if (!r.fired_steps.empty()) {
+          r.status = RuleStatus::kIssuesFound;
+          r.exit_code = kExitConditionMet;
+          r.details = "RuleEvaluationConditionMet: " + ConditionMetText(r, r.fired_steps.front());
+        }
+        break;
+      case RuleStatus::kInProgress: break;
+    }
+    spdlog::info("Ended execution of rule {} at end_step {}", r.config.rule, r.cursor);
+    // The step a status refers to: the first firing, else the last step evaluated.
+    std::optional<int64_t> status_step;
+    if (!r.fired_steps.empty()) {
+      status_step = r.fired_steps.front();
+    } else if (r.last_step >= 0) {
+      status_step = r.last_step;
+    }
+    reporter->SetRuleStatus(r.config.configuration_name, r.status, r.details, status_step);
+    reporter->Event({.event = "RuleEnded",
+                     .rule = r.config.configuration_name,
+                     .rule_class = r.config.rule,
+                     .step = r.last_step >= 0 ? std::optional<int64_t>(r.last_step) : std::nullopt,
+                     .mode = std::nullopt,
+                     .mode_step = std::nullopt,
+                     .message = r.details,
+                     .status = std::string(RuleStatusName(r.status))});
+    WriteReport(r);
+  }
+
+  void WriteReport(RuleState& r) {
+    RuleReportData data;
+    data.rule_triggered = static_cast<int64_t>(r.fired_steps.size());
+    data.datapoints = r.datapoints;
+    if (r.instance) {
+      data.violations = r.instance->report().violations;
+      data.details_json = r.instance->report().details_json;
+      for (const auto& p : r.instance->rule().params) {
+        auto it = r.config.parameters.find(p.name);
+        data.rule_parameters += p.name + ":" + (it != r.config.parameters.end() ? it->second : p.default_value) + "\n";
+      }
+    }
+    reporter->WriteRuleReport(r.config.configuration_name, data);
+  }
+
+  void Fired(RuleState& r, int64_t step) {
+    r.fired_steps.push_back(step);
+    const auto mode = base().ModeOfGlobalStep(step);
+    const std::string message = ConditionMetText(r, step);
+    spdlog::info("{}: {}", r.config.configuration_name, message);
+    reporter->Event({.event = "RuleEvaluationConditionMet",
+                     .rule = r.config.configuration_name,
+                     .rule_class = r.config.rule,
+                     .step = step,
+                     .mode = mode ? std::optional<Mode>(mode->first) : std::nullopt,
+                     .mode_step = mode ? std::optional<int64_t>(mode->second) : std::nullopt,
+                     .message = message,
+                     .status = std::nullopt});
+    if (!config.keep_going) EndRule(r, RuleStatus::kIssuesFound, "RuleEvaluationConditionMet: " + message);
+  }
+
+  void Apply(RuleState& r, int64_t step, StepOutcome outcome, const std::string& message) {
+    r.last_step = step;
+    r.cursor = std::max(r.cursor, step + 1);
+    switch (outcome) {
+      case StepOutcome::kNotMet:
+        ++r.datapoints;
+        break;
+      case StepOutcome::kMet:
+        ++r.datapoints;
+        Fired(r, step);
+        break;
+      case StepOutcome::kSkipped:
+        break;
+      case StepOutcome::kNoMoreData:
+        EndRule(r, RuleStatus::kNoIssuesFound, "no more data");
+        break;
+      case StepOutcome::kClientError:
+        r.exit_code = kExitClientError;
+        EndRule(r, RuleStatus::kError, "ClientError: " + message);
+        break;
+      case StepOutcome::kInternalError:
+        r.exit_code = kExitInternal;
+        EndRule(r, RuleStatus::kError, "InternalServerError: " + message);
+        break;
+    }
+    r.declared.erase(r.declared.begin(), r.declared.upper_bound(step));
+  }
+
+  // Evaluates `step` for every rule in `ready`.
+  void EvaluateStep(int64_t step, const std::vector<RuleState*>& ready) {
+    // 1. Requirements (declared once per step; maybe already during the previous step).
+    std::vector<RuleState*> to_invoke;
+    for (RuleState* r : ready) {
+      const auto& [result, reqs] = Declare(*r, step);
+      std::string message;
+      StepOutcome outcome = Classify(*r, result, &message);
+      if (outcome == StepOutcome::kNotMet) {
+        JoinPrefetch();
+        ReadAll(KeysOf(reqs));  // parallel read of what the prefetch did not cover
+        outcome = Fetch(*r, reqs, &message);
+      }
+      if (outcome == StepOutcome::kNotMet) {
+        to_invoke.push_back(r);
+      } else {
+        Apply(*r, step, outcome, message);
+      }
+    }
+    // 2. Declare the next step's requirements now and read them in the background while the
+    //    rules evaluate this step (set_required_tensors is side-effect free by contract).
+    std::vector<ReadKey> next_keys;
+    for (RuleState* r : to_invoke) {
+      const std::optional<int64_t> next = PeekNextAvailable(*r, step + 1);
+      if (!next) continue;
+      const auto& [result, reqs] = Declare(*r, *next);
+      if (result.status != LITMUS_OK) continue;
+      for (auto& key : KeysOf(reqs)) {
+        if (key.trial < trials.size() && trials[key.trial]->StepAvailability(key.step) == StepState::kAvailable) {
+          next_keys.push_back(std::move(key));
+        }
+      }
+    }
+    if (!next_keys.empty()) {
+      JoinPrefetch();
+      prefetch_running = true;
+      prefetch_group.run([this, keys = std::move(next_keys)] { ReadAll(keys); });
+    }
+    // 3. Invoke (instances in parallel; each on one thread).
+    std::vector<std::pair<StepOutcome, std::string>> outcomes(to_invoke.size());
+    tbb::parallel_for(size_t{0}, to_invoke.size(), [&](size_t i) {
+      std::string message;
+      const PluginCallResult result = to_invoke[i]->instance->Invoke(step);
+      outcomes[i].first = Classify(*to_invoke[i], result, &message);
+      outcomes[i].second = std::move(message);
+    });
+    for (size_t i = 0; i < to_invoke.size(); ++i) Apply(*to_invoke[i], step, outcomes[i].first, outcomes[i].second);
+  }
+
+  // The first already-available step >= from, without side effects on the rule.
+  std::optional<int64_t> PeekNextAvailable(const RuleState& r, int64_t from) {
+    const std::vector<int64_t> known = base().Steps(Mode::kGlobal, true);
+    for (auto it = std::lower_bound(known.begin(), known.end(), from); it != known.end(); ++it) {
+      if (r.config.end_step && *it >= *r.config.end_step) return std::nullopt;
+      const StepState state = base().StepAvailability(*it);
+      if (state == StepState::kAvailable) return *it;
+      if (state == StepState::kNotYetAvailable) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  void MaybeWriteReports(bool force) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_report_write < std::chrono::milliseconds(config.poll_interval_ms)) return;
+    last_report_write = now;
+    for (auto& r : rules) {
+      if (!r->done) WriteReport(*r);
+    }
+  }
+
+  int Loop() {
+    while (true) {
+      if (stop->ShouldStop()) {
+        JoinPrefetch();
+        for (auto& r : rules) {
+          if (!r->done) EndRule(*r, RuleStatus::kStopped, stop->Reason());
+        }
+        return kExitStopped;
+      }
+      std::map<int64_t, std::vector<RuleState*>> ready;
+      bool any_active = false;
+      for (auto& r : rules) {
+        if (r->done) continue;
+        if (auto step = NextReadyStep(*r)) ready[*step].push_back(r.get());
+        any_active |= !r->done;
+      }
+      if (!any_active) break;
+      if (!ready.empty()) {
+        EvaluateStep(ready.begin()->first, ready.begin()->second);
+        MaybeWriteReports(false);
+        continue;
+      }
+      // Nothing to evaluate: wait, then look for new files.
+      MaybeWriteReports(false);
+      if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) continue;
+      JoinPrefetch();
+      for (auto& trial : trials) {
+        if (Status s = trial->Refresh(); !s.ok()) {
+          for (auto& r : rules) {
+            if (r->done) continue;
+            r->exit_code = kExitClientError;
+            EndRule(*r, RuleStatus::kError, "ClientError: " + s.message());
+          }
+          break;
+        }
+      }
+    }
+    JoinPrefetch();
+    return kExitOk;
+  }
+
+  int Finish() {
+    int code = kExitOk;
+    std::string line;
+    bool stopped = false, fired = false;
+    int error = 0;
+    for (auto& r : rules) {
+      if (r->exit_code == kExitInternal || r->exit_code == kExitClientError) {
+        if (r->exit_code > error) {
+          error = r->exit_code;
+          line = r->details;
+        }
+      }
+      stopped |= r->exit_code == kExitStopped;
+      if (r->exit_code == kExitConditionMet && !fired) {
+        fired = true;
+        if (!error) {
+          line = "RuleEvaluationConditionMet: " + ConditionMetText(*r, r->fired_steps.front());
+        }
+      }
+    }
+    if (error) {
+      code = error;
+    } else if (stopped) {
+      code = kExitStopped;
+      line = "";
+    } else if (fired) {
+      code = kExitConditionMet;
+    }
+    for (auto& r : rules) WriteReport(*r);
+    reporter->Finish(code, line);
+    if (code == kExitClientError || code == kExitInternal) spdlog::error("{}", line);
+    return code;
+  }
+};
+
+JobRunner::JobRunner(JobConfig config, Env* env) : impl_(std::make_unique<Impl>(std::move(config), env)) {}
+JobRunner::~JobRunner() = default;
+
+int JobRunner::Run() {
+  Impl& s = *impl_;
+  auto reporter = JobReporter::Create({s.config.output_dir, s.config.message_file, s.config.failure_file});
+  if (!reporter.ok()) {
+    spdlog::error("{}", reporter.status().message());
+    return kExitClientError;
+  }
+  s.reporter = std::move(reporter).value();
+  s.stop = std::make_unique<StopSignal>(s.env, s.config.trial, s.config.stop_signal_file, s.config.stop_grace_s);
+
+  std::string error_line;
+  const int setup = s.Setup(&error_line);
+  if (setup != kExitOk) {
+    spdlog::error("{}", error_line);
+    for (const auto& rc : s.config.rules) {
+      const std::string name = rc.configuration_name.empty() ? rc.rule : rc.configuration_name;
+      s.reporter->AddRule(name, rc.rule);
+      s.reporter->SetRuleStatus(name, RuleStatus::kError, error_line, std::nullopt);
+    }
+    s.reporter->Finish(setup, error_line);
+    return setup;
+  }
+  for (auto& r : s.rules) s.reporter->AddRule(r->config.configuration_name, r->config.rule);
+  for (auto& r : s.rules) {
+    spdlog::info("Started execution of rule {} at step {}", r->config.rule, r->cursor);
+    s.reporter->Event({.event = "RuleStarted",
+                       .rule = r->config.configuration_name,
+                       .rule_class = r->config.rule,
+                       .step = r->cursor,
+                       .mode = std::nullopt,
+                       .mode_step = std::nullopt,
+                       .message = "Started execution of rule " + r->config.rule + " at step " + std::to_string(r->cursor),
+                       .status = std::nullopt});
+  }
+  const int loop = s.Loop();
+  const int code = s.Finish();
+  return loop == kExitStopped && code != kExitInternal && code != kExitClientError ? kExitStopped : code;
+}
+
+}  // namespace litmus

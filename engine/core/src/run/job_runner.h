@@ -1,0 +1,34 @@
+// JobRunner: `litmus run` — evaluates one or more rules on a trial that may still be growing,
+// with smdebug's invoke-loop semantics (rule-job-contract.md §5), and reports by exit code and
+// files (§6.4, JobReporter).
+//
+// The loop walks *discovered* global steps (not every integer): for each rule a cursor; the
+// smallest step any rule is waiting for is evaluated for all rules waiting on it. For that step
+// every rule declares its RequiredTensors (set_required_tensors), the union is read and decoded
+// in parallel (oneTBB) into the trial's shared cache, then the rules are invoked in parallel
+// (one instance never on two threads at once). While they run, the next step's requirements are
+// already being read. Refresh (listing new files) only runs when no read is in flight.
+// Run() is called once, from one thread.
+#pragma once
+
+#include <memory>
+
+#include "litmus/format/env.h"
+#include "run/job_config.h"
+
+namespace litmus {
+
+class JobRunner {
+ public:
+  JobRunner(JobConfig config, Env* env);
+  ~JobRunner();
+  // Runs the job to its end and returns the process exit code: 0 no issues, 1 a condition was
+  // met, 2 client error, 3 internal error, 143 stopped (SIGTERM or stop-signal file).
+  int Run();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace litmus

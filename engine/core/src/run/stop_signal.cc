@@ -1,0 +1,89 @@
+// StopSignal: async-signal-safe flag for SIGTERM/SIGINT, plus the stop-signal file.
+#include "run/stop_signal.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <ctime>
+
+namespace litmus {
+namespace {
+
+std::atomic<bool> g_signal_received{false};
+int g_wake_pipe[2] = {-1, -1};  // the handler writes one byte so sleepers wake at once
+
+extern "C" void HandleStopSignal(int) {
+  g_signal_received.store(true);
+  if (g_wake_pipe[1] >= 0) {
+    const char byte = 1;
+    [[maybe_unused]] ssize_t n = write(g_wake_pipe[1], &byte, 1);
+  }
+}
+
+}  // namespace
+
+void StopSignal::InstallHandlers() {
+  if (g_wake_pipe[0] < 0 && pipe2(g_wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    g_wake_pipe[0] = g_wake_pipe[1] = -1;
+  }
+  struct sigaction action {};
+  action.sa_handler = HandleStopSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
+
+bool StopSignal::SignalReceived() { return g_signal_received.load(); }
+
+StopSignal::StopSignal(Env* env, std::string trial_root, std::optional<std::string> stop_file, double grace_s)
+    : env_(env), trial_root_(std::move(trial_root)), stop_file_(std::move(stop_file)), grace_s_(grace_s) {}
+
+bool StopSignal::StopFileSaysStop() {
+  if (!stop_file_ || file_stop_) return file_stop_;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_file_check_ < std::chrono::milliseconds(200)) return false;
+  last_file_check_ = now;
+  const std::string path = Env::JoinPath(trial_root_, *stop_file_);
+  auto exists = env_->FileExists(path);
+  if (!exists.ok() || !*exists) return false;
+  auto content = env_->ReadFileToString(path);
+  if (!content.ok()) return file_stop_ = true;  // any read error counts as "stop"
+  char* end = nullptr;
+  const double requested = std::strtod(content->c_str(), &end);
+  if (end == content->c_str()) return file_stop_ = true;
+  const double now_s = static_cast<double>(std::time(nullptr));
+  file_stop_ = now_s > requested + grace_s_;
+  return file_stop_;
+}
+
+bool StopSignal::ShouldStop() { return SignalReceived() || StopFileSaysStop(); }
+
+bool StopSignal::SleepFor(std::chrono::milliseconds duration) {
+  const auto deadline = std::chrono::steady_clock::now() + duration;
+  while (!ShouldStop()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    // Wake at least every 200 ms to look at the stop-signal file.
+    const int wait_ms = static_cast<int>(std::min<int64_t>(left.count(), 200));
+    if (g_wake_pipe[0] >= 0) {
+      pollfd fd{g_wake_pipe[0], POLLIN, 0};
+      poll(&fd, 1, wait_ms);
+    } else {
+      usleep(static_cast<useconds_t>(wait_ms) * 1000);
+    }
+  }
+  return true;
+}
+
+std::string StopSignal::Reason() const {
+  if (SignalReceived()) return "stopped by a signal (SIGTERM)";
+  if (file_stop_) return "stopped by the stop-signal file " + stop_file_.value_or("");
+  return "stopped";
+}
+
+}  // namespace litmus

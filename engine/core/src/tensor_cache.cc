@@ -1,0 +1,93 @@
+// TensorCache (tensor_cache.h): one mutex guards the LRU list, its index and the table of loads
+// in flight; loaders run without it. Thread-safe.
+#include "tensor_cache.h"
+
+#include <utility>
+
+namespace litmus {
+
+TensorCache::TensorCache(size_t budget_bytes) : budget_bytes_(budget_bytes) {}
+
+StatusOr<TensorPtr> TensorCache::GetOrLoad(const std::string& key,
+                                           const std::function<StatusOr<TensorPtr>()>& loader) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (auto it = index_.find(key); it != index_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second);
+    ++hits_;
+    return it->second->tensor;
+  }
+  if (auto it = in_flight_.find(key); it != in_flight_.end()) {
+    std::shared_ptr<Flight> flight = it->second;
+    ++hits_;
+    flight->done_cv.wait(lock, [&flight] { return flight->done; });
+    return flight->result;
+  }
+  auto flight = std::make_shared<Flight>();
+  in_flight_.emplace(key, flight);
+  ++misses_;
+  lock.unlock();
+
+  StatusOr<TensorPtr> result = InternalError("load not finished");
+  try {
+    result = loader();
+  } catch (...) {
+    lock.lock();
+    FinishLoadLocked(key, flight, InternalError("loading '" + key + "' threw an exception"), 0);
+    throw;
+  }
+  if (result.ok() && *result == nullptr) {
+    result = InternalError("loading '" + key + "' returned no tensor");
+  }
+  const size_t bytes = result.ok() ? (*result)->memory_bytes() : 0;
+  lock.lock();
+  FinishLoadLocked(key, flight, result, bytes);
+  return result;
+}
+
+void TensorCache::FinishLoadLocked(const std::string& key, const std::shared_ptr<Flight>& flight,
+                                   const StatusOr<TensorPtr>& result, size_t bytes) {
+  in_flight_.erase(key);
+  // The in-flight entry kept other loads of `key` out, so `key` cannot be cached already.
+  if (result.ok() && bytes <= budget_bytes_) {
+    lru_.push_front(Node{key, *result, bytes});
+    index_.emplace(key, lru_.begin());
+    bytes_ += bytes;
+    EvictLocked();
+  }
+  flight->result = result;
+  flight->done = true;
+  flight->done_cv.notify_all();
+}
+
+void TensorCache::EvictLocked() {
+  while (bytes_ > budget_bytes_ && !lru_.empty()) {
+    const Node& victim = lru_.back();
+    bytes_ -= victim.bytes;
+    index_.erase(victim.key);
+    lru_.pop_back();
+  }
+}
+
+void TensorCache::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  lru_.clear();
+  index_.clear();
+  bytes_ = 0;
+}
+
+size_t TensorCache::bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_;
+}
+
+size_t TensorCache::hits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hits_;
+}
+
+size_t TensorCache::misses() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return misses_;
+}
+
+}  // namespace litmus

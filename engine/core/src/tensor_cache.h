@@ -1,0 +1,72 @@
+// TensorCache: the decoded-tensor cache of a trial, a byte-bounded LRU (sizes from
+// Tensor::memory_bytes()) keyed by an opaque string, with single-flight loading: concurrent
+// GetOrLoad calls for the same key run the loader once and share its result.
+// Thread-safe: every member may be called from any thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "litmus/engine/tensor.h"
+#include "litmus/status.h"
+
+namespace litmus {
+
+class TensorCache {
+ public:
+  // Cached tensors are evicted, least recently used first, once their memory_bytes() add up to
+  // more than `budget_bytes`. A tensor larger than the whole budget is returned but not kept.
+  explicit TensorCache(size_t budget_bytes);
+  TensorCache(const TensorCache&) = delete;
+  TensorCache& operator=(const TensorCache&) = delete;
+
+  // Returns the cached tensor for `key`, or runs `loader` (outside the cache's lock) and caches
+  // what it returns. While one call loads a key, other calls for that key wait for it and get
+  // the same result, errors included; errors are never cached, so a later call loads again.
+  // A loader that returns a null TensorPtr yields Internal. If `loader` throws, waiters get
+  // Internal and the exception propagates to the calling thread.
+  StatusOr<TensorPtr> GetOrLoad(const std::string& key,
+                                const std::function<StatusOr<TensorPtr>()>& loader);
+
+  // Drops every cached tensor (loads in flight are unaffected and still cache their result).
+  void Clear();
+
+  size_t bytes() const;   // sum of memory_bytes() of the cached tensors
+  size_t hits() const;    // calls served from the cache or by waiting on another call's load
+  size_t misses() const;  // calls that ran the loader
+
+ private:
+  struct Node {
+    std::string key;
+    TensorPtr tensor;
+    size_t bytes = 0;
+  };
+  // One load in progress; waiters hold a reference until they have read the result.
+  struct Flight {
+    std::condition_variable done_cv;
+    bool done = false;
+    StatusOr<TensorPtr> result = InternalError("load not finished");
+  };
+
+  // Publishes `result` of the load of `key` (caching it if OK). REQUIRES: mu_ held.
+  void FinishLoadLocked(const std::string& key, const std::shared_ptr<Flight>& flight,
+                        const StatusOr<TensorPtr>& result, size_t bytes);
+  void EvictLocked();
+
+  const size_t budget_bytes_;
+  mutable std::mutex mu_;
+  std::list<Node> lru_;  // most recently used first
+  std::unordered_map<std::string, std::list<Node>::iterator> index_;
+  std::unordered_map<std::string, std::shared_ptr<Flight>> in_flight_;
+  size_t bytes_ = 0;
+  size_t hits_ = 0;
+  size_t misses_ = 0;
+};
+
+}  // namespace litmus

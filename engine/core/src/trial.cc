@@ -1,0 +1,474 @@
+// Trial (trial.h): discovery and refresh over an Env, collections, end-of-training handling, and
+// value/reduction/shape reads through the decoded-tensor cache. Bookkeeping lives in
+// TrialCatalog. Refresh() mutates; everything else only reads the catalog, and the read path's
+// shared state (open event files, TensorCache) is internally synchronized.
+#include "litmus/engine/trial.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <list>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "collections_parser.h"
+#include "index_parser.h"
+#include "litmus/engine/reductions.h"
+#include "python_regex.h"
+#include "tensor_cache.h"
+#include "trial_catalog.h"
+
+namespace litmus {
+namespace {
+
+// Upper bound for one framed record: protobuf messages are limited to 2 GiB, plus 16 bytes of
+// framing. A larger index length is corruption, not an allocation to attempt.
+constexpr uint64_t kMaxRecordLength = (uint64_t{1} << 31) + 16;
+// Event files kept open for reads (each is one step of one worker; bound the descriptors).
+constexpr size_t kMaxOpenEventFiles = 256;
+
+std::string StepText(int64_t step, Mode mode) {
+  return "step " + std::to_string(step) + " (" + std::string(ModeName(mode)) + ")";
+}
+
+// Thread-safe LRU of open event files, so one (step, worker) file is opened once for all of
+// its tensors rather than once per read.
+class OpenFileCache {
+ public:
+  explicit OpenFileCache(Env* env) : env_(env) {}
+
+  StatusOr<std::shared_ptr<RandomAccessFile>> Get(const std::string& path) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = map_.find(path); it != map_.end()) {
+        lru_.splice(lru_.begin(), lru_, it->second.second);
+        return it->second.first;
+      }
+    }
+    // Open outside the lock (may be a network round trip); failures are not cached, since
+    // a missing event file may still appear.
+    LITMUS_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> opened, env_->NewRandomAccessFile(path));
+    std::shared_ptr<RandomAccessFile> file = std::move(opened);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = map_.find(path); it != map_.end()) return it->second.first;  // lost a race
+    lru_.push_front(path);
+    map_.emplace(path, std::make_pair(file, lru_.begin()));
+    if (map_.size() > kMaxOpenEventFiles) {
+      map_.erase(lru_.back());
+      lru_.pop_back();
+    }
+    return file;
+  }
+
+ private:
+  Env* const env_;
+  std::mutex mu_;
+  std::list<std::string> lru_;  // most recently used first
+  std::unordered_map<std::string, std::pair<std::shared_ptr<RandomAccessFile>, std::list<std::string>::iterator>> map_;
+};
+
+}  // namespace
+
+TrialOptions TrialOptions::FromEnvironment() {
+  TrialOptions options;
+  if (const char* window = std::getenv("SMDEBUG_INCOMPLETE_STEP_WAIT_WINDOW")) {
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(window, &end, 10);
+    if (errno == 0 && end != window && *end == '\0' && v >= 0) options.incomplete_step_wait_window = v;
+  }
+  if (const char* delay = std::getenv("SMDEBUG_TRAINING_END_DELAY_REFRESH")) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(delay, &end);
+    if (errno == 0 && end != delay && *end == '\0' && v >= 0 && v <= 86400) {
+      options.training_end_delay_refresh_s = v;
+    }
+  }
+  return options;
+}
+
+struct Trial::Impl {
+  Impl(Env* env_in, std::string root_in, TrialOptions options_in)
+      : env(env_in),
+        root(std::move(root_in)),
+        options(options_in),
+        cache(options.cache_bytes),
+        files(env_in) {}
+
+  Status RefreshOnce();
+  Status RefreshCollections();
+  Status RefreshIndex();
+
+  // The entry that tensor.value(step, mode, worker) reads, with smdebug's errors (§8.5).
+  struct Resolved {
+    int64_t global_step;
+    const TensorEntry* entry;
+  };
+  StatusOr<Resolved> Resolve(const std::string& name, int64_t step, Mode mode,
+                             const std::optional<std::string>& worker) const;
+  // Reads and decodes the record `location` of `entry` through the tensor cache.
+  StatusOr<TensorPtr> Read(const std::string& name, int64_t global_step, const TensorEntry& entry,
+                           const IndexEntry& location) const;
+  Status Missing(const std::string& name, int64_t global_step, const std::string& what) const;
+
+  Env* const env;
+  const std::string root;
+  const TrialOptions options;
+  internal::TrialCatalog catalog;
+  std::vector<std::string> warnings;
+  bool end_marker_seen = false;
+
+  // Collections: the first file (in sorted order when they first appear) defines the
+  // collections and num_workers; every file adds its worker.
+  bool collections_ready = false;
+  std::set<std::string> collection_files;  // relative to the collections folder
+  std::set<std::string> workers;
+  std::map<std::string, Collection> collections;
+  std::map<std::string, Status> collection_regex_errors;
+
+  // Index discovery. ListFiles(index, cursor) returns only paths after the cursor (the last
+  // index file processed), so a refresh costs O(new files). Because zero padding makes the
+  // listing order numeric, a straggler worker's file for an old step sorts *before* the cursor
+  // and that listing never returns it; smdebug misses such files (§8.2), we follow the [rec]
+  // "read every new final index file" by also re-listing the cursor's folder (index/<P9>) from
+  // its start each refresh and parsing the files not yet seen there. That costs O(files in one
+  // folder) = at most 1000 per worker; stragglers in folders before the cursor's are missed.
+  std::string cursor;         // relative to <root>/index, e.g. "000000000/000000000007_worker_0.json"
+  std::string cursor_folder;  // "000000000"
+  std::set<std::string> cursor_folder_seen;  // paths (relative to index/) processed in cursor_folder
+  int64_t index_files_parsed = 0;
+
+  mutable TensorCache cache;
+  mutable OpenFileCache files;
+};
+
+Status Trial::Impl::RefreshOnce() {
+  LITMUS_RETURN_IF_ERROR(RefreshCollections());
+  // smdebug reads collections before any index file (create_trial blocks until they exist);
+  // until then the trial shows no steps.
+  if (!collections_ready) return OkStatus();
+  return RefreshIndex();
+}
+
+Status Trial::Impl::RefreshCollections() {
+  const std::string dir = Env::JoinPath(root, layout::kCollectionsDir);
+  std::vector<FileEntry> listed;
+  const Status listed_status = env->ListFiles(dir, "", &listed);
+  if (listed_status.code() == StatusCode::kNotFound) return OkStatus();
+  LITMUS_RETURN_IF_ERROR(listed_status);
+  for (const FileEntry& file : listed) {
+    if (collection_files.contains(file.path)) continue;
+    const std::string relative = std::string(layout::kCollectionsDir) + "/" + file.path;
+    const std::optional<std::string> worker = layout::ParseCollectionsFilePath(relative);
+    if (!worker) continue;  // *.tmp and anything else
+    const std::string path = Env::JoinPath(root, relative);
+    LITMUS_ASSIGN_OR_RETURN(std::string content, env->ReadFileToString(path));
+    LITMUS_ASSIGN_OR_RETURN(CollectionsFile parsed, ParseCollectionsJson(content, path));
+    if (!collections_ready) {
+      collections_ready = true;
+      catalog.SetNumWorkers(parsed.num_workers);
+      for (const CollectionJson& json : parsed.collections) {
+        Status regex_status;
+        Collection collection = MakeCollection(json, &regex_status);
+        if (!regex_status.ok()) {
+          warnings.push_back(path + ": " + regex_status.message());
+          collection_regex_errors[json.name] = regex_status;
+        }
+        collections[json.name] = std::move(collection);
+      }
+    } else if (parsed.num_workers != catalog.num_workers()) {
+      warnings.push_back(path + ": _meta.num_workers " + std::to_string(parsed.num_workers) +
+                         " disagrees with " + std::to_string(catalog.num_workers()) +
+                         " from the first collections file; using the first");
+    }
+    workers.insert(*worker);
+    collection_files.insert(file.path);
+  }
+  return OkStatus();
+}
+
+Status Trial::Impl::RefreshIndex() {
+  const std::string index_dir = Env::JoinPath(root, layout::kIndexDir);
+  std::vector<std::string> candidates;
+  if (!cursor_folder.empty()) {
+    std::vector<FileEntry> folder;
+    const Status s = env->ListFiles(Env::JoinPath(index_dir, cursor_folder), "", &folder);
+    if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
+    for (const FileEntry& file : folder) {
+      std::string relative = cursor_folder + "/" + file.path;
+      if (relative <= cursor && !cursor_folder_seen.contains(relative)) {
+        candidates.push_back(std::move(relative));
+      }
+    }
+  }
+  std::vector<FileEntry> fresh;
+  const Status s = env->ListFiles(index_dir, cursor, &fresh);
+  if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
+  for (FileEntry& file : fresh) candidates.push_back(std::move(file.path));
+
+  // Candidates are in path order (stragglers sort before the cursor, fresh files after it),
+  // which is the order smdebug processes files in, so first-seen-wins maps agree with it.
+  bool parsed_any = false;
+  for (const std::string& relative : candidates) {
+    const std::optional<layout::IndexFileName> name =
+        layout::ParseIndexFilePath(std::string(layout::kIndexDir) + "/" + relative);
+    if (!name) continue;  // *.json.tmp, *.csv, stray files: ignored (and listed again; cheap)
+    if (name->step >= options.range_begin && name->step < options.range_end) {
+      const std::string path = Env::JoinPath(index_dir, relative);
+      LITMUS_ASSIGN_OR_RETURN(std::string content, env->ReadFileToString(path));
+      LITMUS_ASSIGN_OR_RETURN(IndexFile index, ParseIndexJson(content, path));
+      catalog.AddIndexFile(name->step, name->worker, index, &warnings);
+      ++index_files_parsed;
+      parsed_any = true;
+    }
+    const std::string folder = relative.substr(0, relative.find('/'));
+    if (folder != cursor_folder && relative > cursor) {
+      cursor_folder = folder;
+      cursor_folder_seen.clear();
+    }
+    if (folder == cursor_folder) cursor_folder_seen.insert(relative);
+    if (relative > cursor) cursor = relative;
+  }
+  if (parsed_any) catalog.ApplyWaitWindow(options.incomplete_step_wait_window);
+  return OkStatus();
+}
+
+StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(const std::string& name, int64_t step, Mode mode,
+                                                     const std::optional<std::string>& worker) const {
+  const internal::TensorRecord* tensor = catalog.FindTensor(name);
+  if (tensor == nullptr) {
+    return TrialErrorStatus(TrialError::kTensorUnavailable,
+                            "tensor '" + name + "' was never saved in trial " + root);
+  }
+  const std::optional<int64_t> global = catalog.ResolveTensorStep(*tensor, step, mode);
+  if (!global) {
+    const std::string where = "tensor '" + name + "' at " + StepText(step, mode);
+    switch (catalog.StepAvailability(step, mode)) {
+      case StepState::kAvailable:
+        return TrialErrorStatus(TrialError::kTensorUnavailableForStep, where + ": not saved at this step");
+      case StepState::kNotYetAvailable:
+        return TrialErrorStatus(TrialError::kStepNotYetAvailable, where + ": step not yet available");
+      case StepState::kUnavailable:
+        return TrialErrorStatus(TrialError::kStepUnavailable, where + ": step was not saved");
+      case StepState::kNoMoreData:
+        return TrialErrorStatus(TrialError::kNoMoreData, where + ": training ended before this step");
+    }
+  }
+  const std::map<std::string, TensorEntry>& by_worker = tensor->steps.at(*global);
+  if (worker) {
+    const auto it = by_worker.find(*worker);
+    if (it == by_worker.end()) {
+      return TrialErrorStatus(TrialError::kInvalidWorker, "tensor '" + name + "' at " +
+                                                              StepText(step, mode) + ": worker '" +
+                                                              *worker + "' did not write this step");
+    }
+    return Resolved{*global, &it->second};
+  }
+  // Default worker: the lexicographically smallest one that wrote the step (map order).
+  return Resolved{*global, &by_worker.begin()->second};
+}
+
+Status Trial::Impl::Missing(const std::string& name, int64_t global_step, const std::string& what) const {
+  // §8.7: an absent or short event file is "not yet" while training runs, and final after it.
+  const std::string message = "tensor '" + name + "' at step " + std::to_string(global_step) + ": " + what;
+  if (end_marker_seen) return TrialErrorStatus(TrialError::kTensorUnavailableForStep, message);
+  return TrialErrorStatus(TrialError::kStepNotYetAvailable, message);
+}
+
+StatusOr<TensorPtr> Trial::Impl::Read(const std::string& name, int64_t global_step,
+                                      const TensorEntry& entry, const IndexEntry& location) const {
+  std::string key = location.tensor_name;
+  key += '\x1f';
+  key += std::to_string(global_step);
+  key += '\x1f';
+  key += entry.worker;
+  return cache.GetOrLoad(key, [&]() -> StatusOr<TensorPtr> {
+    const std::string path = Env::JoinPath(root, entry.event_file);
+    if (location.length > kMaxRecordLength) {
+      return DataLossError(path + ": index length " + std::to_string(location.length) + " of '" +
+                           location.tensor_name + "' at offset " + std::to_string(location.start_idx) +
+                           " exceeds the largest possible record");
+    }
+    StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
+    if (!file.ok()) {
+      if (file.status().code() == StatusCode::kNotFound) return Missing(name, global_step, path + " does not exist");
+      return file.status();
+    }
+    ByteBuffer buffer = ByteBuffer::Allocate(location.length);
+    LITMUS_ASSIGN_OR_RETURN(size_t read, (*file)->Read(location.start_idx, buffer.span()));
+    if (read < location.length) {
+      return Missing(name, global_step,
+                     path + " holds only " + std::to_string(location.start_idx + read) +
+                         " bytes, the index needs " + std::to_string(location.start_idx + location.length));
+    }
+    return DecodeTensorRecord(std::move(buffer), path, location.start_idx, location.tensor_name);
+  });
+}
+
+Trial::Trial(std::unique_ptr<Impl> impl, std::string root) : impl_(std::move(impl)), root_(std::move(root)) {}
+Trial::~Trial() = default;
+
+StatusOr<std::unique_ptr<Trial>> Trial::Open(Env* env, std::string root, TrialOptions options) {
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  LITMUS_ASSIGN_OR_RETURN(bool is_dir, env->IsDirectory(root));
+  if (!is_dir) {
+    LITMUS_ASSIGN_OR_RETURN(bool exists, env->FileExists(root));
+    if (exists) return InvalidArgumentError(root + ": not a folder; a trial is a folder");
+    return NotFoundError(root + ": no such trial folder");
+  }
+  auto impl = std::make_unique<Impl>(env, root, options);
+  std::unique_ptr<Trial> trial(new Trial(std::move(impl), std::move(root)));
+  LITMUS_RETURN_IF_ERROR(trial->Refresh());
+  return trial;
+}
+
+Status Trial::Refresh() {
+  Impl& impl = *impl_;
+  // After the final refresh smdebug never lists again; neither do we (queries stay stable).
+  if (impl.catalog.loaded_all_steps()) return OkStatus();
+  // §8.4: the marker is checked *before* listing, so every file final before it appeared is seen.
+  LITMUS_ASSIGN_OR_RETURN(bool ended,
+                          impl.env->FileExists(Env::JoinPath(impl.root, layout::kEndOfJobFile)));
+  LITMUS_RETURN_IF_ERROR(impl.RefreshOnce());
+  if (!ended) return OkStatus();
+  impl.end_marker_seen = true;
+  if (impl.options.training_end_delay_refresh_s > 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(impl.options.training_end_delay_refresh_s));
+  }
+  LITMUS_RETURN_IF_ERROR(impl.RefreshOnce());
+  if (!impl.collections_ready) {
+    impl.warnings.push_back(impl.root + ": training ended but no collections file exists");
+  }
+  impl.catalog.MarkAllStepsLoaded();
+  return OkStatus();
+}
+
+bool Trial::collections_ready() const { return impl_->collections_ready; }
+int64_t Trial::num_workers() const { return impl_->catalog.num_workers(); }
+std::vector<std::string> Trial::workers() const { return {impl_->workers.begin(), impl_->workers.end()}; }
+bool Trial::end_marker_seen() const { return impl_->end_marker_seen; }
+bool Trial::loaded_all_steps() const { return impl_->catalog.loaded_all_steps(); }
+int64_t Trial::last_complete_step() const { return impl_->catalog.last_complete_step(); }
+std::vector<std::string> Trial::warnings() const { return impl_->warnings; }
+int64_t Trial::index_files_parsed() const { return impl_->index_files_parsed; }
+
+std::vector<int64_t> Trial::Steps(Mode mode, bool include_incomplete) const {
+  return impl_->catalog.Steps(mode, include_incomplete);
+}
+bool Trial::HasMode(Mode mode) const { return impl_->catalog.HasMode(mode); }
+std::optional<int64_t> Trial::GlobalStep(Mode mode, int64_t mode_step) const {
+  return impl_->catalog.GlobalStep(mode, mode_step);
+}
+std::optional<std::pair<Mode, int64_t>> Trial::ModeOfGlobalStep(int64_t global_step) const {
+  return impl_->catalog.ModeOfGlobalStep(global_step);
+}
+std::vector<std::string> Trial::WorkersForStep(int64_t global_step) const {
+  return impl_->catalog.WorkersForStep(global_step);
+}
+bool Trial::IsStepComplete(int64_t global_step) const { return impl_->catalog.IsStepComplete(global_step); }
+StepState Trial::StepAvailability(int64_t step, Mode mode) const {
+  return impl_->catalog.StepAvailability(step, mode);
+}
+
+std::vector<std::string> Trial::TensorNames() const { return impl_->catalog.TensorNames(); }
+std::vector<std::string> Trial::TensorNamesAtStep(int64_t global_step) const {
+  return impl_->catalog.TensorNamesAtStep(global_step);
+}
+std::vector<std::string> Trial::TensorNamesForMode(Mode mode) const {
+  return impl_->catalog.TensorNamesForMode(mode);
+}
+
+StatusOr<std::vector<std::string>> Trial::TensorNamesInCollection(const std::string& collection) const {
+  const auto it = impl_->collections.find(collection);
+  if (it == impl_->collections.end()) {
+    return NotFoundError("no collection '" + collection + "' in trial " + impl_->root);
+  }
+  if (const auto error = impl_->collection_regex_errors.find(collection);
+      error != impl_->collection_regex_errors.end()) {
+    return error->second;
+  }
+  const Collection& c = it->second;
+  const std::set<std::string> listed(c.tensor_names.begin(), c.tensor_names.end());
+  std::vector<std::string> out;
+  for (const auto& [name, unused] : impl_->catalog.tensors()) {
+    bool member = listed.contains(name);
+    for (size_t i = 0; !member && i < c.compiled_regex.size(); ++i) member = c.compiled_regex[i]->Search(name);
+    if (member) out.push_back(name);
+  }
+  return out;
+}
+
+StatusOr<std::vector<std::string>> Trial::TensorNamesMatching(const std::string& pattern) const {
+  LITMUS_ASSIGN_OR_RETURN(std::shared_ptr<const Regex> regex, Regex::Compile(pattern));
+  std::vector<std::string> out;
+  for (const auto& [name, unused] : impl_->catalog.tensors()) {
+    if (regex->Search(name)) out.push_back(name);
+  }
+  return out;
+}
+
+const std::map<std::string, Collection>& Trial::collections() const { return impl_->collections; }
+bool Trial::HasTensor(const std::string& name) const { return impl_->catalog.FindTensor(name) != nullptr; }
+
+std::vector<int64_t> Trial::TensorSteps(const std::string& name, bool include_incomplete) const {
+  return impl_->catalog.TensorSteps(name, include_incomplete);
+}
+std::vector<int64_t> Trial::TensorSteps(const std::string& name, Mode mode, bool include_incomplete) const {
+  return impl_->catalog.TensorModeSteps(name, mode, include_incomplete);
+}
+
+std::vector<TensorEntry> Trial::Entries(const std::string& name, int64_t global_step) const {
+  std::vector<TensorEntry> out;
+  const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
+  if (tensor == nullptr) return out;
+  const auto it = tensor->steps.find(global_step);
+  if (it == tensor->steps.end()) return out;
+  for (const auto& [worker, entry] : it->second) out.push_back(entry);
+  return out;
+}
+
+StatusOr<TensorPtr> Trial::Value(const std::string& name, int64_t step, Mode mode,
+                                 const std::optional<std::string>& worker) const {
+  LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
+  const TensorEntry& entry = *resolved.entry;
+  if (!entry.location) {
+    return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
+                            "tensor '" + name + "' at " + StepText(step, mode) + ": no raw value saved" +
+                                (entry.stored_reductions.empty() ? "" : " (only reductions)"));
+  }
+  return impl_->Read(name, resolved.global_step, entry, *entry.location);
+}
+
+StatusOr<double> Trial::Reduction(const std::string& name, int64_t step, layout::Reduction r, bool abs,
+                                  Mode mode, const std::optional<std::string>& worker) const {
+  LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
+  const TensorEntry& entry = *resolved.entry;
+  if (const auto it = entry.stored_reductions.find({r, abs}); it != entry.stored_reductions.end()) {
+    LITMUS_ASSIGN_OR_RETURN(TensorPtr stored, impl_->Read(name, resolved.global_step, entry, it->second));
+    return StoredReductionValue(*stored);
+  }
+  if (!entry.location) {
+    return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
+                            "tensor '" + name + "' at " + StepText(step, mode) + ": neither a raw value nor a stored " +
+                                (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
+  }
+  LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, *entry.location));
+  return ComputeReduction(*value, r, abs);
+}
+
+StatusOr<std::vector<int64_t>> Trial::Shape(const std::string& name, int64_t step, Mode mode,
+                                            const std::optional<std::string>& worker) const {
+  LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
+  const TensorEntry& entry = *resolved.entry;
+  if (entry.shape) return *entry.shape;
+  if (!entry.location) {
+    return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
+                            "tensor '" + name + "' at " + StepText(step, mode) + ": neither a shape nor a raw value saved");
+  }
+  LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, *entry.location));
+  return value->shape();
+}
+
+}  // namespace litmus

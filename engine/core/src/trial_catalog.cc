@@ -1,0 +1,215 @@
+// TrialCatalog (trial_catalog.h): smdebug's step/mode/worker bookkeeping (trials/trial.py
+// _add_tensor and friends, core/tensor.py Tensor.steps), re-expressed over ordered maps.
+#include "trial_catalog.h"
+
+#include <algorithm>
+
+#include "litmus/format/trial_layout.h"
+
+namespace litmus::internal {
+namespace {
+
+template <typename Map>
+std::vector<typename Map::key_type> Keys(const Map& map) {
+  std::vector<typename Map::key_type> keys;
+  keys.reserve(map.size());
+  for (const auto& [key, value] : map) keys.push_back(key);
+  return keys;
+}
+
+std::vector<std::string> SetToVector(const std::set<std::string>& set) {
+  return {set.begin(), set.end()};
+}
+
+}  // namespace
+
+void TrialCatalog::NoteStep(int64_t global_step, const std::string& worker, Mode mode,
+                            int64_t mode_step) {
+  // First seen wins in both directions (_populate_step_dict); GLOBAL is never a mode_to_global key.
+  if (mode != Mode::kGlobal) mode_to_global_[mode].try_emplace(mode_step, global_step);
+  global_to_mode_.try_emplace(global_step, mode, mode_step);
+  // _populate_workers_for_global_step: exact equality with num_workers, as smdebug.
+  std::set<std::string>& workers = workers_for_step_[global_step];
+  workers.insert(worker);
+  if (static_cast<int64_t>(workers.size()) == num_workers_ && global_step > last_complete_step_) {
+    last_complete_step_ = global_step;
+  }
+}
+
+TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step,
+                                    const std::string& worker, const IndexFile& index) {
+  // smdebug records the *unfolded* index name in its per-step and per-mode name maps, so
+  // tensor_names(step=...) would list "smdebug/reductions/..." names; we list the folded tensor,
+  // consistently with tensor_names() (no fixture has stored reductions).
+  tensors_for_step_[global_step].insert(name);
+  if (index.mode != Mode::kGlobal) tensors_for_mode_[index.mode].insert(name);
+  TensorRecord& record = tensors_[name];
+  record.mode_steps.try_emplace({index.mode, index.mode_step}, global_step);
+  auto [it, inserted] = record.steps[global_step].try_emplace(worker);
+  TensorEntry& entry = it->second;
+  if (inserted) {
+    entry.worker = worker;
+    entry.mode = index.mode;
+    entry.mode_step = index.mode_step;
+    entry.event_file = index.event_file_name.value_or("");
+  }
+  return entry;
+}
+
+void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker,
+                                const IndexFile& index, std::vector<std::string>* warnings) {
+  for (const IndexEntry& item : index.tensor_payload) {
+    NoteStep(global_step, worker, index.mode, index.mode_step);
+    if (item.tensor_name.find("smdebug/reductions/") != std::string::npos) {
+      if (std::optional<layout::ParsedReductionName> reduction =
+              layout::ParseReductionTensorName(item.tensor_name)) {
+        TensorEntry& entry = EntryFor(reduction->tensor, global_step, worker, index);
+        entry.stored_reductions[{reduction->reduction, reduction->abs}] = item;
+        continue;
+      }
+      warnings->push_back("step " + std::to_string(global_step) + " worker " + worker +
+                          ": unknown stored reduction '" + item.tensor_name +
+                          "' kept as a tensor of its own");
+    }
+    // A later entry for the same (name, step, worker) replaces the location, as in smdebug.
+    EntryFor(item.tensor_name, global_step, worker, index).location = item;
+  }
+  for (const ShapeEntry& shape : index.shape_payload) {
+    NoteStep(global_step, worker, index.mode, index.mode_step);
+    // Kept beside the location, never instead of it (trial-format.md §4.3 [rec]).
+    EntryFor(shape.tensor_name, global_step, worker, index).shape = shape.shape;
+  }
+}
+
+void TrialCatalog::ApplyWaitWindow(int64_t window) {
+  const auto known = static_cast<int64_t>(global_to_mode_.size());
+  if (known - (last_complete_step_ + 1) > window) last_complete_step_ += window / 2;
+}
+
+void TrialCatalog::MarkAllStepsLoaded() {
+  loaded_all_steps_ = true;
+  if (!global_to_mode_.empty()) last_complete_step_ = global_to_mode_.rbegin()->first;
+}
+
+bool TrialCatalog::IsStepComplete(int64_t global_step) const {
+  const auto it = workers_for_step_.find(global_step);
+  if (it == workers_for_step_.end()) return false;
+  return static_cast<int64_t>(it->second.size()) == num_workers_ || loaded_all_steps_ ||
+         global_step <= last_complete_step_;
+}
+
+std::vector<int64_t> TrialCatalog::Steps(Mode mode, bool include_incomplete) const {
+  std::vector<int64_t> out;
+  if (mode == Mode::kGlobal) {
+    for (const auto& [global, unused] : global_to_mode_) {
+      if (include_incomplete || IsStepComplete(global)) out.push_back(global);
+    }
+    return out;
+  }
+  const auto it = mode_to_global_.find(mode);
+  if (it == mode_to_global_.end()) return out;
+  for (const auto& [mode_step, global] : it->second) {
+    if (include_incomplete || IsStepComplete(global)) out.push_back(mode_step);
+  }
+  return out;
+}
+
+bool TrialCatalog::HasMode(Mode mode) const {
+  return mode == Mode::kGlobal || tensors_for_mode_.contains(mode);
+}
+
+std::optional<int64_t> TrialCatalog::GlobalStep(Mode mode, int64_t mode_step) const {
+  if (mode == Mode::kGlobal) return mode_step;
+  const auto it = mode_to_global_.find(mode);
+  if (it == mode_to_global_.end()) return std::nullopt;
+  const auto step = it->second.find(mode_step);
+  if (step == it->second.end()) return std::nullopt;
+  return step->second;
+}
+
+std::optional<std::pair<Mode, int64_t>> TrialCatalog::ModeOfGlobalStep(int64_t global_step) const {
+  const auto it = global_to_mode_.find(global_step);
+  if (it == global_to_mode_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> TrialCatalog::WorkersForStep(int64_t global_step) const {
+  const auto it = workers_for_step_.find(global_step);
+  if (it == workers_for_step_.end()) return {};
+  return SetToVector(it->second);
+}
+
+StepState TrialCatalog::StepAvailability(int64_t step, Mode mode) const {
+  // has_passed_step (§8.5): A = all known steps of the mode, i = first index with A[i] >= step.
+  const std::vector<int64_t> known = Steps(mode, /*include_incomplete=*/true);
+  const auto it = std::lower_bound(known.begin(), known.end(), step);
+  if (it == known.end()) {
+    return loaded_all_steps_ ? StepState::kNoMoreData : StepState::kNotYetAvailable;
+  }
+  const int64_t global = mode == Mode::kGlobal ? *it : *GlobalStep(mode, *it);
+  if (*it == step) {
+    return IsStepComplete(global) ? StepState::kAvailable : StepState::kNotYetAvailable;
+  }
+  return last_complete_step_ >= global ? StepState::kUnavailable : StepState::kNotYetAvailable;
+}
+
+std::vector<std::string> TrialCatalog::TensorNames() const { return Keys(tensors_); }
+
+std::vector<std::string> TrialCatalog::TensorNamesAtStep(int64_t global_step) const {
+  const auto it = tensors_for_step_.find(global_step);
+  if (it == tensors_for_step_.end()) return {};
+  return SetToVector(it->second);
+}
+
+std::vector<std::string> TrialCatalog::TensorNamesForMode(Mode mode) const {
+  if (mode == Mode::kGlobal) return TensorNames();
+  const auto it = tensors_for_mode_.find(mode);
+  if (it == tensors_for_mode_.end()) return {};
+  return SetToVector(it->second);
+}
+
+const TensorRecord* TrialCatalog::FindTensor(const std::string& name) const {
+  const auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : &it->second;
+}
+
+std::vector<int64_t> TrialCatalog::TensorSteps(const std::string& name, bool include_incomplete) const {
+  std::vector<int64_t> out;
+  const TensorRecord* tensor = FindTensor(name);
+  if (tensor == nullptr) return out;
+  for (const auto& [global, unused] : tensor->steps) {
+    if (include_incomplete || loaded_all_steps_ || global <= last_complete_step_) out.push_back(global);
+  }
+  return out;
+}
+
+std::vector<int64_t> TrialCatalog::TensorModeSteps(const std::string& name, Mode mode,
+                                                   bool include_incomplete) const {
+  if (mode == Mode::kGlobal) return TensorSteps(name, include_incomplete);
+  std::vector<int64_t> out;
+  const TensorRecord* tensor = FindTensor(name);
+  if (tensor == nullptr) return out;
+  for (auto it = tensor->mode_steps.lower_bound({mode, INT64_MIN});
+       it != tensor->mode_steps.end() && it->first.first == mode; ++it) {
+    const int64_t mode_step = it->first.second;
+    if (include_incomplete || loaded_all_steps_ || mode_step <= last_complete_step_) {
+      out.push_back(mode_step);
+    }
+  }
+  return out;
+}
+
+std::optional<int64_t> TrialCatalog::ResolveTensorStep(const TensorRecord& tensor, int64_t step,
+                                                       Mode mode) const {
+  std::pair<Mode, int64_t> key{mode, step};
+  if (mode == Mode::kGlobal && !tensor.mode_steps.contains(key)) {
+    const std::optional<std::pair<Mode, int64_t>> converted = ModeOfGlobalStep(step);
+    if (!converted) return std::nullopt;
+    key = *converted;
+  }
+  const auto it = tensor.mode_steps.find(key);
+  if (it == tensor.mode_steps.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace litmus::internal

@@ -1,0 +1,95 @@
+// TrialCatalog: what a trial knows from its parsed index files, kept the way smdebug's trial
+// does (docs/trial-format.md §6–§8): tensors with their (step, worker) entries and folded stored
+// reductions, first-seen-wins mode maps, workers per global step, last_complete_step with the
+// incomplete-step window, loaded_all_steps, and the availability states. No I/O.
+// Thread-compatible: mutators must not run concurrently with anything; const methods may run
+// concurrently with each other.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "litmus/engine/trial.h"
+#include "litmus/format/index_model.h"
+#include "litmus/format/mode.h"
+
+namespace litmus::internal {
+
+struct TensorRecord {
+  // global step -> worker -> entry.
+  std::map<int64_t, std::map<std::string, TensorEntry>> steps;
+  // (mode, mode step) of this tensor's entries -> global step (first seen wins). A GLOBAL-mode
+  // entry is keyed by its mode step, which is how tensor.value(step, mode=GLOBAL) finds it.
+  std::map<std::pair<Mode, int64_t>, int64_t> mode_steps;
+};
+
+class TrialCatalog {
+ public:
+  // _meta.num_workers of the collections file; steps complete when that many workers wrote them.
+  void SetNumWorkers(int64_t num_workers) { num_workers_ = num_workers; }
+  int64_t num_workers() const { return num_workers_; }
+
+  // Registers every entry (tensor, stored reduction, shape) of the index file of (global_step,
+  // worker). Notes about entries that cannot be represented (a reduction name litmus does not
+  // know) are appended to *warnings.
+  void AddIndexFile(int64_t global_step, const std::string& worker, const IndexFile& index,
+                    std::vector<std::string>* warnings);
+  // smdebug's incomplete-step window (§8.3), applied after a refresh that found new index files:
+  // with K distinct known global steps, if K - (last_complete_step + 1) > window then
+  // last_complete_step += window / 2.
+  void ApplyWaitWindow(int64_t window);
+  // End of training (§8.4): loaded_all_steps = true, last_complete_step = the largest known step.
+  void MarkAllStepsLoaded();
+
+  bool loaded_all_steps() const { return loaded_all_steps_; }
+  int64_t last_complete_step() const { return last_complete_step_; }
+
+  std::vector<int64_t> Steps(Mode mode, bool include_incomplete) const;
+  bool HasMode(Mode mode) const;
+  std::optional<int64_t> GlobalStep(Mode mode, int64_t mode_step) const;
+  std::optional<std::pair<Mode, int64_t>> ModeOfGlobalStep(int64_t global_step) const;
+  std::vector<std::string> WorkersForStep(int64_t global_step) const;
+  // A known global step written by all workers, or any known step once all steps are loaded or
+  // when it is <= last_complete_step. False for unknown steps.
+  bool IsStepComplete(int64_t global_step) const;
+  StepState StepAvailability(int64_t step, Mode mode) const;
+
+  std::vector<std::string> TensorNames() const;
+  std::vector<std::string> TensorNamesAtStep(int64_t global_step) const;
+  std::vector<std::string> TensorNamesForMode(Mode mode) const;
+  const TensorRecord* FindTensor(const std::string& name) const;
+  const std::map<std::string, TensorRecord>& tensors() const { return tensors_; }
+
+  // Global steps of a tensor, with smdebug's per-tensor completeness rule (§8.3 Tensor.steps
+  // bug: only loaded_all_steps or step <= last_complete_step count).
+  std::vector<int64_t> TensorSteps(const std::string& name, bool include_incomplete) const;
+  // Mode steps of a tensor in `mode` (global steps for kGlobal), with the same rule; for a
+  // non-GLOBAL mode smdebug compares the *mode* step with last_complete_step, and so do we.
+  std::vector<int64_t> TensorModeSteps(const std::string& name, Mode mode, bool include_incomplete) const;
+  // The global step whose entries tensor.value(step, mode) reads: for kGlobal the tensor's
+  // GLOBAL-mode entry with that mode step if any, else the tensor's entry at the (mode, mode
+  // step) of global step `step`; for other modes the entry at (mode, step). nullopt if none.
+  std::optional<int64_t> ResolveTensorStep(const TensorRecord& tensor, int64_t step, Mode mode) const;
+
+ private:
+  void NoteStep(int64_t global_step, const std::string& worker, Mode mode, int64_t mode_step);
+  TensorEntry& EntryFor(const std::string& name, int64_t global_step, const std::string& worker,
+                        const IndexFile& index);
+
+  int64_t num_workers_ = 0;
+  bool loaded_all_steps_ = false;
+  int64_t last_complete_step_ = -1;
+  std::map<int64_t, std::pair<Mode, int64_t>> global_to_mode_;
+  std::map<Mode, std::map<int64_t, int64_t>> mode_to_global_;  // never holds kGlobal
+  std::map<int64_t, std::set<std::string>> workers_for_step_;
+  std::map<int64_t, std::set<std::string>> tensors_for_step_;
+  std::map<Mode, std::set<std::string>> tensors_for_mode_;  // never holds kGlobal
+  std::map<std::string, TensorRecord> tensors_;
+};
+
+}  // namespace litmus::internal

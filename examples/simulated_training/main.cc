@@ -1,0 +1,216 @@
+// simulated_training: trains a tiny MLP on synthetic regression data and records the run as an
+// smdebug-compatible trial with litmus::writer, the way smdebug's PyTorch hook names things
+// (MLP_fc1.weight, gradient/MLP_fc1.weight, MSELoss_output_0). Scenarios make the training
+// healthy, exploding (NaN/inf), vanishing (tiny gradients) or flat (loss does not decrease).
+// With --workers N, N threads write N workers' files, as the ranks of a distributed job would.
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "litmus/writer/writer.h"
+#include "mlp.h"
+
+namespace {
+
+using simulated_training::Activation;
+using simulated_training::Mlp;
+
+constexpr int kInputs = 16;
+constexpr int kBatch = 32;
+
+struct Scenario {
+  Activation activation;
+  float init_scale;     // multiplies the He-init standard deviation
+  float learning_rate;
+};
+
+// exploding: a far too large learning rate makes MSE training diverge until float32 overflows
+// (inf, then NaN). vanishing: sigmoid layers with tiny weights make the first layers' gradients
+// ~1e-9. flat: a learning rate of 0, so the loss only fluctuates with the batches.
+const std::map<std::string, Scenario> kScenarios = {
+    {"healthy", {Activation::kRelu, 1.0f, 0.01f}},
+    {"exploding", {Activation::kRelu, 1.0f, 0.6f}},
+    {"vanishing", {Activation::kSigmoid, 1e-3f, 0.001f}},
+    {"flat", {Activation::kRelu, 1.0f, 0.0f}},
+};
+
+struct Config {
+  std::string out_dir;
+  std::string scenario = "healthy";
+  int workers = 1;
+  int steps = 50;        // TRAIN steps per worker
+  int eval_every = 10;   // an EVAL phase after every this many TRAIN steps (0 = never)
+  int eval_steps = 2;    // EVAL steps per phase
+  unsigned seed = 1;
+};
+
+// The synthetic task: y = tanh(a.x) + 0.5 b.x + noise, with a and b fixed by the seed.
+class Data {
+ public:
+  Data(unsigned task_seed, unsigned stream_seed) : rng_(stream_seed) {
+    std::mt19937 task(task_seed);
+    std::normal_distribution<float> n(0.0f, 1.0f / std::sqrt(static_cast<float>(kInputs)));
+    for (int i = 0; i < kInputs; ++i) {
+      a_.push_back(n(task));
+      b_.push_back(n(task));
+    }
+  }
+  void Batch(std::vector<float>* x, std::vector<float>* y) {
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    x->resize(kBatch * kInputs);
+    y->resize(kBatch);
+    for (int s = 0; s < kBatch; ++s) {
+      float ax = 0, bx = 0;
+      for (int i = 0; i < kInputs; ++i) {
+        const float v = n(rng_);
+        (*x)[s * kInputs + i] = v;
+        ax += a_[i] * v;
+        bx += b_[i] * v;
+      }
+      (*y)[s] = std::tanh(ax) + 0.5f * bx + 0.05f * n(rng_);
+    }
+  }
+
+ private:
+  std::mt19937 rng_;
+  std::vector<float> a_, b_;
+};
+
+litmus::Status SaveParameters(litmus::writer::Writer& w, Mlp& model) {
+  for (const auto& l : model.layers()) {
+    const std::string prefix = "MLP_" + l.name;
+    LITMUS_RETURN_IF_ERROR(w.SaveTensor(prefix + ".weight", std::span<const float>(l.weight),
+                                        {l.out, l.in}));
+    LITMUS_RETURN_IF_ERROR(w.SaveTensor(prefix + ".bias", std::span<const float>(l.bias), {l.out}));
+  }
+  return litmus::OkStatus();
+}
+
+// Gradients in backward order (last layer first), as PyTorch's hooks see them.
+litmus::Status SaveGradients(litmus::writer::Writer& w, Mlp& model) {
+  for (auto it = model.layers().rbegin(); it != model.layers().rend(); ++it) {
+    const std::string prefix = "gradient/MLP_" + it->name;
+    LITMUS_RETURN_IF_ERROR(w.SaveTensor(prefix + ".bias", std::span<const float>(it->grad_bias), {it->out}));
+    LITMUS_RETURN_IF_ERROR(w.SaveTensor(prefix + ".weight", std::span<const float>(it->grad_weight),
+                                        {it->out, it->in}));
+  }
+  return litmus::OkStatus();
+}
+
+struct WorkerResult {
+  litmus::Status status;
+  float last_train_loss = 0;
+  int global_steps = 0;
+};
+
+// One rank: its own data stream, the same initial model and step schedule as every other rank.
+WorkerResult RunWorker(const Config& config, int rank) {
+  WorkerResult result;
+  const Scenario& scenario = kScenarios.at(config.scenario);
+  litmus::writer::WriterOptions options;
+  options.worker = "worker_" + std::to_string(rank);
+  options.num_workers = config.workers;
+  options.save_config = litmus::writer::SaveConfig::Every(1);  // the PyTorch default collections
+  auto opened = litmus::writer::Writer::Open(config.out_dir, options);
+  if (!opened.ok()) {
+    result.status = opened.status();
+    return result;
+  }
+  litmus::writer::Writer& w = **opened;
+
+  std::mt19937 init_rng(config.seed);
+  Mlp model({kInputs, 32, 16, 1}, scenario.activation, scenario.init_scale, init_rng);
+  Data train(config.seed, config.seed * 1000 + static_cast<unsigned>(rank));
+  Data eval(config.seed, config.seed * 1000 + 999 - static_cast<unsigned>(rank));
+  std::vector<float> x, y, grad;
+
+  const auto step = [&](bool training) -> litmus::Status {
+    LITMUS_RETURN_IF_ERROR(w.BeginStep());
+    (training ? train : eval).Batch(&x, &y);
+    LITMUS_RETURN_IF_ERROR(SaveParameters(w, model));  // before the update, like a forward hook
+    const std::vector<float> pred = model.Forward(x, kBatch);
+    const float loss = Mlp::MseLoss(pred, y, &grad);
+    LITMUS_RETURN_IF_ERROR(w.SaveTensor("MSELoss_output_0", std::span<const float>(&loss, 1), {}));
+    if (training) {
+      model.Backward(grad, kBatch);
+      LITMUS_RETURN_IF_ERROR(SaveGradients(w, model));
+      model.SgdStep(scenario.learning_rate);
+      result.last_train_loss = loss;
+    }
+    ++result.global_steps;
+    return w.EndStep();
+  };
+
+  for (int s = 0; s < config.steps && result.status.ok(); ++s) {
+    result.status = w.SetMode(litmus::Mode::kTrain);
+    if (result.status.ok()) result.status = step(true);
+    const bool eval_now = config.eval_every > 0 && (s + 1) % config.eval_every == 0;
+    if (result.status.ok() && eval_now) {
+      result.status = w.SetMode(litmus::Mode::kEval);
+      for (int e = 0; e < config.eval_steps && result.status.ok(); ++e) result.status = step(false);
+    }
+  }
+  const litmus::Status closed = w.Close();
+  if (result.status.ok()) result.status = closed;
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  CLI::App app{"Trains a tiny MLP on synthetic data and writes an smdebug-compatible trial.",
+               "simulated_training"};
+  app.add_option("OUT_DIR", config.out_dir, "Trial folder to create")->required();
+  app.add_option("--scenario", config.scenario, "healthy | exploding | vanishing | flat")
+      ->required()
+      ->check(CLI::IsMember({"healthy", "exploding", "vanishing", "flat"}));
+  app.add_option("--workers", config.workers, "Number of workers (ranks) to write")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--steps", config.steps, "TRAIN steps per worker")->check(CLI::Range(1, 1000000));
+  app.add_option("--eval-every", config.eval_every, "EVAL phase after every N TRAIN steps (0 = none)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--eval-steps", config.eval_steps, "EVAL steps per phase")->check(CLI::Range(1, 1000));
+  app.add_option("--seed", config.seed, "Random seed");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "simulated_training: error: " << e.what() << " (see --help)\n";
+    return 2;
+  }
+
+  std::vector<WorkerResult> results(static_cast<size_t>(config.workers));
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < config.workers; ++rank) {
+    threads.emplace_back([&, rank] { results[static_cast<size_t>(rank)] = RunWorker(config, rank); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int rank = 0; rank < config.workers; ++rank) {
+    const litmus::Status& s = results[static_cast<size_t>(rank)].status;
+    if (!s.ok()) {
+      std::cerr << "simulated_training: worker_" << rank << ": " << s.ToString() << "\n";
+      return 1;
+    }
+  }
+  // With several workers the writers leave the end marker to the job: written once all closed.
+  if (config.workers > 1) {
+    const litmus::Status marked = litmus::writer::MarkTrainingEnded(nullptr, config.out_dir);
+    if (!marked.ok()) {
+      std::cerr << "simulated_training: " << marked.ToString() << "\n";
+      return 1;
+    }
+  }
+  std::cout << "wrote " << results[0].global_steps << " steps x " << config.workers
+            << " worker(s) of scenario " << config.scenario << " to " << config.out_dir
+            << " (last TRAIN loss " << results[0].last_train_loss << ")\n";
+  return 0;
+}

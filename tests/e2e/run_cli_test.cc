@@ -1,0 +1,295 @@
+// End-to-end: the real `litmus run` binary on the smdebug fixtures and on bad input. Checks exit
+// codes, firing steps against smdebug's recorded verdicts, status.json / events.jsonl / message
+// files, start/end steps, several workers, several rules, SIGTERM and the stop-signal file, and
+// the rogue plugin gallery.
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "support/run_process.h"
+#include "support/temp_dir.h"
+
+namespace litmus {
+namespace {
+
+using Json = nlohmann::json;
+using testing::ChildProcess;
+using testing::LitmusBinary;
+using testing::ProcessResult;
+using testing::RunProcess;
+
+const std::vector<std::pair<std::string, std::string>> kFastEnd = {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}};
+
+Json ReadJson(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return Json::parse(in);
+}
+
+std::vector<Json> ReadEvents(const std::filesystem::path& out) {
+  std::vector<Json> events;
+  std::ifstream in(out / "events.jsonl");
+  std::string line;
+  while (std::getline(in, line)) events.push_back(Json::parse(line));
+  return events;
+}
+
+std::vector<int64_t> FiredSteps(const std::filesystem::path& out, const std::string& rule = "") {
+  std::vector<int64_t> steps;
+  for (const Json& e : ReadEvents(out)) {
+    if (e["event"] == "RuleEvaluationConditionMet" && (rule.empty() || e["rule"] == rule)) {
+      steps.push_back(e["step"].get<int64_t>());
+    }
+  }
+  return steps;
+}
+
+// A `litmus run` command writing everything under `out`.
+std::vector<std::string> RunArgs(const std::filesystem::path& out, std::vector<std::string> extra) {
+  std::vector<std::string> args = {LitmusBinary(), "run", "--output-dir", out.string(), "--message-file",
+                                   (out / "message").string(), "--failure-file", (out / "failure").string(),
+                                   "--poll-interval-ms", "20"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+std::string CustomRule() { return LITMUS_CUSTOM_RULE_PLUGIN; }
+std::string TestRules() { return LITMUS_TEST_RULES_PLUGIN; }
+
+// --keep-going firing lists vs smdebug's CustomGradientRule verdicts on every fixture.
+TEST(RunCli, CustomGradientRuleAgreesWithSmdebugOnEveryFixture) {
+  for (const char* fixture : {"pt_exploding", "synthetic_dtypes", "pt_ddp_two_workers", "pt_run_partial",
+                              "pt_run_complete"}) {
+    const auto dir = testing::FixturePath(fixture);
+    const Json expected = ReadJson(dir.string() + ".expected.json");
+    for (const std::string threshold : {"0.001", "0.1", "10.0"}) {
+      SCOPED_TRACE(std::string(fixture) + " threshold " + threshold);
+      const Json& verdicts = expected["rule_outcomes"]["rules"]["CustomGradientRule(threshold=" + threshold + ")"];
+      std::set<int64_t> want_fired, want_quiet;
+      for (const auto& [step, verdict] : verdicts.items()) {
+        if (verdict == "triggered") want_fired.insert(std::stoll(step));
+        if (verdict != "triggered" && verdict != "NameError") want_quiet.insert(std::stoll(step));
+      }
+      testing::TempDir out;
+      std::vector<std::string> extra = {"--trial", dir.string(), "--plugin", CustomRule(), "--rule",
+                                        "CustomGradientRule", "--param", "threshold=" + threshold, "--keep-going"};
+      if (std::string(fixture) == "pt_run_partial") {
+        // In progress: smdebug was only asked up to its last complete step, 8.
+        extra.insert(extra.end(), {"--end-step", "9"});
+      }
+      const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd);
+      ASSERT_FALSE(result.timed_out);
+      const std::vector<int64_t> fired = FiredSteps(out.path());
+      for (int64_t step : want_fired) {
+        EXPECT_TRUE(std::count(fired.begin(), fired.end(), step)) << "smdebug fired at " << step << "; we did not";
+      }
+      for (int64_t step : fired) EXPECT_FALSE(want_quiet.count(step)) << "we fired at " << step << "; smdebug did not";
+      EXPECT_EQ(result.exit_code, fired.empty() ? 0 : 1) << result.err;
+      const Json status = ReadJson(out.path() / "status.json");
+      EXPECT_EQ(status["RuleEvaluationStatus"], fired.empty() ? "NoIssuesFound" : "IssuesFound");
+    }
+  }
+}
+
+TEST(RunCli, FirstFiringEndsTheRule) {
+  testing::TempDir out;
+  const ProcessResult result = RunProcess(
+      RunArgs(out.path(), {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin", CustomRule(),
+                           "--rule", "customgradientrule", "--param", "threshold=10"}),
+      kFastEnd);
+  ASSERT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(FiredSteps(out.path()), std::vector<int64_t>{4});
+  const Json status = ReadJson(out.path() / "status.json");
+  EXPECT_EQ(status["RuleEvaluationStatus"], "IssuesFound");
+  EXPECT_EQ(status["RuleConfigurationName"], "CustomGradientRule");
+  EXPECT_EQ(status["step"], 4);
+  EXPECT_EQ(status["exit_code"], 1);
+  const std::string message =
+      "RuleEvaluationConditionMet: Evaluation of the rule CustomGradientRule at step 4 resulted in the condition "
+      "being met\n";
+  EXPECT_EQ(testing::ReadWholeFile(out.path() / "message"), message);
+  EXPECT_EQ(testing::ReadWholeFile(out.path() / "failure"), message);
+  const std::vector<Json> events = ReadEvents(out.path());
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events.front()["event"], "RuleStarted");
+  EXPECT_EQ(events.back()["event"], "RuleEnded");
+  for (const Json& e : events) {
+    for (const char* key : {"time", "event", "rule", "rule_class", "step", "mode", "mode_step", "message"}) {
+      EXPECT_TRUE(e.contains(key)) << key << " missing in " << e.dump();
+    }
+    if (e["event"] == "RuleEvaluationConditionMet") {
+      EXPECT_EQ(e["mode"], "TRAIN");
+      EXPECT_EQ(e["mode_step"], 4);
+      EXPECT_EQ(e["rule_class"], "CustomGradientRule");
+    }
+  }
+  const Json report = ReadJson(out.path() / "rule-reports" / "CustomGradientRule.json");
+  EXPECT_EQ(report["RuleTriggered"], 1);
+  EXPECT_EQ(report["Datapoints"], 5);  // steps 0..4
+}
+
+TEST(RunCli, NoIssuesFound) {
+  testing::TempDir out;
+  const ProcessResult result = RunProcess(
+      RunArgs(out.path(), {"--trial", testing::FixturePath("pt_run_complete").string(), "--plugin", CustomRule(),
+                           "--rule", "CustomGradientRule", "--param", "threshold=1e9"}),
+      kFastEnd);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(ReadJson(out.path() / "status.json")["RuleEvaluationStatus"], "NoIssuesFound");
+  EXPECT_FALSE(std::filesystem::exists(out.path() / "message"));
+  const Json report = ReadJson(out.path() / "rule-reports" / "CustomGradientRule.json");
+  EXPECT_EQ(report["Datapoints"], 12);  // TRAIN steps; EVAL steps have no gradients
+  EXPECT_EQ(report["RuleParameters"], "threshold:1e9\n");
+}
+
+TEST(RunCli, StartAndEndStep) {
+  testing::TempDir out;
+  const ProcessResult result = RunProcess(
+      RunArgs(out.path(), {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin", CustomRule(),
+                           "--rule", "CustomGradientRule", "--param", "threshold=10", "--keep-going",
+                           "--start-step", "5", "--end-step", "7"}),
+      kFastEnd);
+  ASSERT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(FiredSteps(out.path()), (std::vector<int64_t>{5, 6}));
+}
+
+TEST(RunCli, SeveralRulesFromYamlShareOneTrial) {
+  testing::TempDir out;
+  out.WriteFile("job.yaml", "trial: " + testing::FixturePath("pt_exploding").string() + "\nplugins: [" +
+                                CustomRule() + ", " + TestRules() + "]\nrules:\n" +
+                                "  - name: gradients-too-big\n    rule: CustomGradientRule\n"
+                                "    parameters: {threshold: \"10\"}\n"
+                                "  - name: quiet\n    rule: NeverFires\n");
+  const ProcessResult result = RunProcess(RunArgs(out.path(), {"--config", (out.path() / "job.yaml").string()}), kFastEnd);
+  ASSERT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(FiredSteps(out.path(), "gradients-too-big"), std::vector<int64_t>{4});
+  EXPECT_TRUE(FiredSteps(out.path(), "quiet").empty());
+  const Json status = ReadJson(out.path() / "status.json");
+  ASSERT_EQ(status["rules"].size(), 2u);
+  EXPECT_EQ(status["rules"][0]["RuleEvaluationStatus"], "IssuesFound");
+  EXPECT_EQ(status["rules"][1]["RuleEvaluationStatus"], "NoIssuesFound");
+  EXPECT_EQ(status["exit_code"], 1);
+}
+
+TEST(RunCli, ParametersFromTheEnvironmentInSageMakerForm) {
+  testing::TempDir out;
+  auto env = kFastEnd;
+  env.push_back({"S3_PATH", testing::FixturePath("pt_exploding").string()});
+  env.push_back({"LITMUS_RULE_PARAMETERS", R"({"rule_to_invoke": "CustomGradientRule", "threshold": "10",
+                                              "start-step": "6"})"});
+  const ProcessResult result = RunProcess(RunArgs(out.path(), {"--plugin", CustomRule()}), env);
+  ASSERT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(FiredSteps(out.path()), std::vector<int64_t>{6});
+}
+
+TEST(RunCli, SigtermStopsCleanly) {
+  testing::TempDir out;
+  // An in-progress trial: the runner follows it forever until told to stop.
+  ChildProcess child(RunArgs(out.path(), {"--trial", testing::FixturePath("pt_run_partial").string(), "--plugin",
+                                          TestRules(), "--rule", "NeverFires"}));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto events = std::filesystem::exists(out.path() / "events.jsonl") ? ReadEvents(out.path()) : std::vector<Json>{};
+    if (!events.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  child.Signal(SIGTERM);
+  const auto sent = std::chrono::steady_clock::now();
+  const ProcessResult result = child.Wait(std::chrono::seconds(30));
+  ASSERT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 143) << result.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(10));  // generous: noisy machines
+  EXPECT_EQ(ReadJson(out.path() / "status.json")["RuleEvaluationStatus"], "Stopped");
+}
+
+TEST(RunCli, StopSignalFile) {
+  testing::TempDir trial, out;
+  testing::CopyTree(testing::FixturePath("pt_run_partial"), trial.path());
+  trial.WriteFile("stop_signal", std::to_string(std::time(nullptr) - 5));
+  const ProcessResult result = RunProcess(
+      RunArgs(out.path(), {"--trial", trial.str(), "--plugin", TestRules(), "--rule", "NeverFires"}),
+      {{"SAGEMAKER_ENV_RULE_STOP_SIGNAL_FILE", "stop_signal"}, {"rule_stop_grace_time_secs", "0"}},
+      std::chrono::seconds(60));
+  ASSERT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 143) << result.err;
+  EXPECT_EQ(ReadJson(out.path() / "status.json")["RuleEvaluationStatus"], "Stopped");
+}
+
+void ExpectClientError(const std::vector<std::string>& extra, const std::string& must_mention,
+                       int code = 2) {
+  testing::TempDir out;
+  const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd);
+  EXPECT_EQ(result.exit_code, code) << result.err;
+  // Exactly one error line, and it names the problem (info lines may come before it).
+  std::vector<std::string> error_lines;
+  std::istringstream lines(result.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("[error]") != std::string::npos || line.rfind("litmus: ", 0) == 0) error_lines.push_back(line);
+  }
+  ASSERT_EQ(error_lines.size(), 1u) << result.err;
+  EXPECT_NE(error_lines[0].find(must_mention), std::string::npos) << result.err;
+}
+
+TEST(RunCli, BadInput) {
+  const std::string trial = testing::FixturePath("pt_exploding").string();
+  ExpectClientError({"--trial", trial, "--plugin", CustomRule(), "--rule", "NoSuchRule"}, "NoSuchRule");
+  ExpectClientError({"--trial", trial, "--plugin", CustomRule(), "--rule", "CustomGradientRule", "--param",
+                     "threshold=abc"},
+                    "threshold");
+  ExpectClientError({"--trial", "/nonexistent/trial", "--plugin", CustomRule(), "--rule", "CustomGradientRule"},
+                    "/nonexistent/trial");
+  ExpectClientError({"--config", "/nonexistent/job.yaml"}, "/nonexistent/job.yaml");
+  ExpectClientError({"--trial", trial, "--plugin", "/nonexistent/plugin.so", "--rule", "X"}, "/nonexistent/plugin.so");
+  ExpectClientError({"--trial", trial, "--rule", "CustomGradientRule", "--param", "novalue"}, "key=value");
+}
+
+TEST(RunCli, UnknownParameterIsWarnedAbout) {
+  testing::TempDir out;
+  const ProcessResult result = RunProcess(
+      RunArgs(out.path(), {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin", CustomRule(),
+                           "--rule", "CustomGradientRule", "--param", "thresold=10"}),
+      kFastEnd);
+  EXPECT_EQ(result.exit_code, 1) << result.err;  // default threshold 10 fires at step 4
+  EXPECT_NE(result.err.find("thresold"), std::string::npos) << result.err;
+}
+
+// The rogue gallery: each plugin must give exit 2 or 3 and a message naming it and the problem.
+TEST(RunCli, RoguePlugins) {
+  struct Case {
+    const char* file;
+    const char* rule;
+    std::vector<std::string> params;
+    int code;
+    const char* mention;
+  };
+  const std::string dir = LITMUS_TEST_PLUGIN_DIR;
+  const std::vector<Case> cases = {
+      {"rogue_abi_major.so", "Rogue", {}, 2, "ABI"},
+      {"rogue_abi_minor.so", "Rogue", {}, 2, "1.99"},
+      {"rogue_abi_minor_sdk.so", "Rogue", {}, 2, "ABI"},
+      {"rogue_no_entry.so", "Rogue", {}, 2, "litmus_plugin_entry_v1"},
+      {"rogue_extra_export.so", "Rogue", {}, 2, "rogue_extra_export"},
+      {"rogue_throw_in_create.so", "ThrowInCreate", {}, 3, "ThrowInCreate"},
+      {"rogue_throw_in_invoke.so", "ThrowInInvoke", {}, 3, "ThrowInInvoke"},
+      {"rogue_error_without_text.so", "ErrorWithoutText", {}, 3, "without an error message"},
+      {"rogue_invalid_param.so", "InvalidParam", {"--param", "threshold=abc"}, 2, "threshold"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    std::vector<std::string> extra = {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin",
+                                      dir + "/" + c.file, "--rule", c.rule};
+    extra.insert(extra.end(), c.params.begin(), c.params.end());
+    ExpectClientError(extra, c.mention, c.code);
+  }
+}
+
+}  // namespace
+}  // namespace litmus

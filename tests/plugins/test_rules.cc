@@ -1,0 +1,94 @@
+// test_rules: well-behaved rules for the runner's tests.
+//   FireAtStep  fires at the first evaluated global step >= fire_at_step (required int). With
+//               `tensor` set it requires that tensor of the base trial at each step
+//               (set_required_tensors) and reads its value first, so a step where it is missing is
+//               skipped (TensorUnavailableForStep) instead of firing.
+//   NeverFires  never fires. With `collection` set it requires and reads the mean |x| of every
+//               tensor of that collection at each step (exercises require/prefetch/reductions).
+//   EndAtStep   throws NoMoreData at global steps >= end_at_step (required int): a normal end.
+// Thread-safety: as any rule.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "litmus/rule.hpp"
+
+namespace {
+
+class FireAtStep : public litmus::Rule {
+ public:
+  explicit FireAtStep(const litmus::RuleArgs& args)
+      : Rule(args),
+        fire_at_step_(param_int("fire_at_step")),
+        tensor_(param_optional_string("tensor")) {}
+
+  void set_required_tensors(int64_t step) override {
+    if (tensor_) req_tensors().add(*tensor_, {step});
+  }
+
+  bool invoke_at_step(int64_t step) override {
+    if (tensor_) base_trial().tensor(*tensor_).value(step);
+    if (step < fire_at_step_) return false;
+    report_violations(1);
+    report_detail("fired_at_step", step);
+    return true;
+  }
+
+ private:
+  int64_t fire_at_step_;
+  std::optional<std::string> tensor_;
+};
+
+class NeverFires : public litmus::Rule {
+ public:
+  explicit NeverFires(const litmus::RuleArgs& args)
+      : Rule(args), collection_(param_optional_string("collection")) {}
+
+  void set_required_tensors(int64_t step) override {
+    if (!collection_) return;
+    for (const std::string& name : base_trial().tensor_names({.collection = *collection_})) {
+      req_tensors().add(name, {step});
+    }
+  }
+
+  bool invoke_at_step(int64_t step) override {
+    for (const litmus::Tensor& tensor : req_tensors().get()) {
+      log_debug(tensor.name(), " mean |x| at step ", step, ": ",
+                tensor.reduction_value(step, litmus::Reduction::kMean, /*abs=*/true));
+    }
+    return false;
+  }
+
+ private:
+  std::optional<std::string> collection_;
+};
+
+class EndAtStep : public litmus::Rule {
+ public:
+  explicit EndAtStep(const litmus::RuleArgs& args)
+      : Rule(args), end_at_step_(param_int("end_at_step")) {}
+
+  bool invoke_at_step(int64_t step) override {
+    if (step >= end_at_step_) {
+      throw litmus::NoMoreData("EndAtStep: no more data from step " + std::to_string(step));
+    }
+    return false;
+  }
+
+ private:
+  int64_t end_at_step_;
+};
+
+}  // namespace
+
+LITMUS_RULE_PLUGIN(
+    "test_rules", "1.0.0",
+    LITMUS_RULE(FireAtStep, "FireAtStep", "1.0.0",
+                "fires at the first evaluated step >= fire_at_step",
+                litmus::Required(litmus::IntParam("fire_at_step", "", "global step to fire at")),
+                litmus::StringParam("tensor", "None", "a tensor to require and read first")),
+    LITMUS_RULE(NeverFires, "NeverFires", "1.0.0", "never fires",
+                litmus::StringParam("collection", "None",
+                                    "a collection whose tensors are read at every step")),
+    LITMUS_RULE(EndAtStep, "EndAtStep", "1.0.0", "ends the evaluation (NoMoreData) at end_at_step",
+                litmus::Required(litmus::IntParam("end_at_step", "", "global step to end at"))));

@@ -1,0 +1,173 @@
+// Unit tests of BuildJobConfig: precedence command line > environment > YAML, key by key;
+// runner keys and their aliases; limits; clear one-line errors.
+#include "run/job_config.h"
+
+#include <gtest/gtest.h>
+
+#include "support/temp_dir.h"
+
+namespace litmus {
+namespace {
+
+GetEnvFn Env(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(JobConfig, CommandLineOnly) {
+  RunCommandLine cli;
+  cli.trial = "/t";
+  cli.rule = "VanishingGradient";
+  cli.params = {"threshold=0.5", "start-step=3", "end_step=10"};
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig job, BuildJobConfig(cli, Env({})));
+  EXPECT_EQ(job.trial, "/t");
+  ASSERT_EQ(job.rules.size(), 1u);
+  const RuleJobConfig& r = job.rules[0];
+  EXPECT_EQ(r.rule, "VanishingGradient");
+  EXPECT_EQ(r.configuration_name, "");  // the runner names it after the resolved rule class
+  EXPECT_EQ(r.start_step, 3);
+  EXPECT_EQ(r.end_step, 10);
+  EXPECT_EQ(r.parameters.at("threshold"), "0.5");
+  EXPECT_FALSE(r.parameters.count("rule_to_invoke"));
+  EXPECT_EQ(job.output_dir, "/opt/ml/processing/output/rule");
+  EXPECT_EQ(job.poll_interval_ms, 1000);
+}
+
+TEST(JobConfig, PrecedenceKeyByKey) {
+  testing::TempDir dir;
+  dir.WriteFile("job.yaml", R"(
+trial: /yaml-trial
+output_dir: /yaml-out
+rules:
+  - name: my-rule
+    rule: ExplodingTensor
+    parameters:
+      a: yaml
+      b: yaml
+      c: yaml
+)");
+  RunCommandLine cli;
+  cli.config_file = dir.str() + "/job.yaml";
+  cli.params = {"c=cli"};
+  auto env = Env({{"LITMUS_RULE_PARAMETERS", R"({"b": "env", "c": "env"})"}, {"S3_PATH", "/env-trial"}});
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig job, BuildJobConfig(cli, env));
+  EXPECT_EQ(job.trial, "/env-trial");  // S3_PATH beats YAML
+  EXPECT_EQ(job.output_dir, "/yaml-out");
+  ASSERT_EQ(job.rules.size(), 1u);
+  EXPECT_EQ(job.rules[0].configuration_name, "my-rule");
+  EXPECT_EQ(job.rules[0].rule, "ExplodingTensor");
+  EXPECT_EQ(job.rules[0].parameters.at("a"), "yaml");
+  EXPECT_EQ(job.rules[0].parameters.at("b"), "env");
+  EXPECT_EQ(job.rules[0].parameters.at("c"), "cli");
+
+  cli.trial = "/cli-trial";
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig job2, BuildJobConfig(cli, env));
+  EXPECT_EQ(job2.trial, "/cli-trial");
+}
+
+TEST(JobConfig, SeveralRulesFromYaml) {
+  testing::TempDir dir;
+  dir.WriteFile("job.yaml", R"(
+trial: /t
+start_step: 5
+DebugRuleConfigurations:
+  - RuleConfigurationName: vg
+    RuleParameters: {rule_to_invoke: VanishingGradient, threshold: "1e-7"}
+  - RuleConfigurationName: et
+    RuleParameters: {rule_to_invoke: ExplodingTensor, start_step: "7"}
+)");
+  RunCommandLine cli;
+  cli.config_file = dir.str() + "/job.yaml";
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig job, BuildJobConfig(cli, Env({})));
+  ASSERT_EQ(job.rules.size(), 2u);
+  EXPECT_EQ(job.rules[0].rule, "VanishingGradient");
+  EXPECT_EQ(job.rules[0].start_step, 5);
+  EXPECT_EQ(job.rules[1].rule, "ExplodingTensor");
+  EXPECT_EQ(job.rules[1].start_step, 7);
+
+  cli.rule = "AllZero";
+  auto conflict = BuildJobConfig(cli, Env({}));
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_NE(conflict.status().message().find("cannot be combined"), std::string::npos);
+}
+
+TEST(JobConfig, OtherTrialsAndRunnerKeys) {
+  RunCommandLine cli;
+  cli.trial = "/t";
+  auto env = Env({{"LITMUS_RULE_PARAMETERS",
+                   R"({"rule_to_invoke": "SimilarAcrossRuns", "other_trial_1": "/b", "other_trial_0": "/a",
+                       "other-trials-paths": "/c;/d", "action_json": "[]", "logging-level": "DEBUG"})"}});
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig job, BuildJobConfig(cli, env));
+  ASSERT_EQ(job.rules.size(), 1u);
+  EXPECT_EQ(job.rules[0].rule, "SimilarAcrossRuns");
+  EXPECT_EQ(job.rules[0].other_trials, (std::vector<std::string>{"/a", "/b", "/c", "/d"}));
+  EXPECT_EQ(job.rules[0].action_json, "[]");
+  EXPECT_EQ(job.logging_level, "DEBUG");
+  EXPECT_TRUE(job.rules[0].parameters.empty());
+}
+
+TEST(JobConfig, ClearErrors) {
+  auto message = [](RunCommandLine cli, std::map<std::string, std::string> env = {}) {
+    auto job = BuildJobConfig(cli, Env(env));
+    EXPECT_FALSE(job.ok());
+    return job.ok() ? std::string() : job.status().message();
+  };
+  RunCommandLine no_trial;
+  no_trial.rule = "X";
+  EXPECT_NE(message(no_trial).find("no trial"), std::string::npos);
+
+  RunCommandLine no_rule;
+  no_rule.trial = "/t";
+  EXPECT_NE(message(no_rule).find("no rule"), std::string::npos);
+
+  RunCommandLine bad_param = no_rule;
+  bad_param.rule = "X";
+  bad_param.params = {"threshold"};
+  EXPECT_NE(message(bad_param).find("--param threshold: expected key=value"), std::string::npos);
+
+  RunCommandLine bad_step = bad_param;
+  bad_step.params = {"start_step=abc"};
+  EXPECT_NE(message(bad_step).find("start_step: expected a non-negative integer"), std::string::npos);
+
+  RunCommandLine long_value = bad_param;
+  long_value.params = {"k=" + std::string(300, 'x')};
+  EXPECT_NE(message(long_value).find("at most 256"), std::string::npos);
+
+  RunCommandLine env_json = bad_param;
+  env_json.params = {};
+  EXPECT_NE(message(env_json, {{"LITMUS_RULE_PARAMETERS", "{not json"}}).find("LITMUS_RULE_PARAMETERS"),
+            std::string::npos);
+  EXPECT_NE(message(env_json, {{"LITMUS_RULE_PARAMETERS", R"({"threshold": 5})"}}).find("must be a string"),
+            std::string::npos);
+
+  RunCommandLine missing_yaml = bad_param;
+  missing_yaml.params = {};
+  missing_yaml.config_file = "/nonexistent/job.yaml";
+  EXPECT_NE(message(missing_yaml).find("/nonexistent/job.yaml"), std::string::npos);
+
+  testing::TempDir dir;
+  dir.WriteFile("bad.yaml", "rules: [ {name: a, rule: X, parameters: {k: [1, 2]}} ]\n");
+  RunCommandLine bad_yaml = missing_yaml;
+  bad_yaml.config_file = dir.str() + "/bad.yaml";
+  EXPECT_NE(message(bad_yaml).find("must be a string"), std::string::npos);
+  dir.WriteFile("typo.yaml", "trail: /t\n");
+  bad_yaml.config_file = dir.str() + "/typo.yaml";
+  EXPECT_NE(message(bad_yaml).find("unknown key 'trail'"), std::string::npos);
+  dir.WriteFile("broken.yaml", "rules: [\n");
+  bad_yaml.config_file = dir.str() + "/broken.yaml";
+  EXPECT_NE(message(bad_yaml).find("broken.yaml"), std::string::npos);
+}
+
+TEST(JobConfig, ByteSizes) {
+  EXPECT_EQ(ParseByteSize("512M").value(), 512ull << 20);
+  EXPECT_EQ(ParseByteSize("2G").value(), 2ull << 30);
+  EXPECT_EQ(ParseByteSize("1000").value(), 1000u);
+  EXPECT_FALSE(ParseByteSize("lots").ok());
+  EXPECT_FALSE(ParseByteSize("5Q").ok());
+}
+
+}  // namespace
+}  // namespace litmus

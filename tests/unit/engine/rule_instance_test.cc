@@ -1,0 +1,175 @@
+// RuleInstance over the raw-C probe rule of plugins/test_plugin.c (loader_good) on the
+// pt_ddp_two_workers fixture: parameters and defaults, create failures, requirements, invoke
+// outcomes and messages, and the report.
+#include "plugin/rule_instance.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "litmus/engine/trial.h"
+#include "plugin/plugin_loader.h"
+#include "support/temp_dir.h"
+
+namespace litmus {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class RuleInstanceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(registry_.LoadFile(LITMUS_TEST_PLUGIN_GOOD).ok());
+    TrialOptions options;
+    options.training_end_delay_refresh_s = 0;
+    auto trial = Trial::Open(Env::Default(), testing::FixturePath("pt_ddp_two_workers").string(), options);
+    ASSERT_TRUE(trial.ok()) << trial.status().ToString();
+    trial_ = std::move(trial).value();
+    probe_ = *registry_.FindRule("VanishingGradient");
+    plugin_path_ = std::filesystem::path(LITMUS_TEST_PLUGIN_GOOD).lexically_normal().string();
+  }
+
+  StatusOr<std::unique_ptr<RuleInstance>> Create(const std::map<std::string, std::string>& params,
+                                                 std::vector<std::string>* warnings = nullptr) {
+    return RuleInstance::Create(*probe_, "MyProbeConfig", {trial_.get()}, params, warnings);
+  }
+
+  PluginRegistry registry_;
+  std::unique_ptr<Trial> trial_;
+  const LoadedRule* probe_ = nullptr;
+  std::string plugin_path_;
+};
+
+TEST_F(RuleInstanceTest, RequirementsInvokeAndReport) {
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto rule, Create({{"fire_at_step", "7"}}));
+  EXPECT_EQ(rule->configuration_name(), "MyProbeConfig");
+  EXPECT_EQ(&rule->rule(), probe_);
+
+  std::vector<TensorRequirement> reqs = {{9, "stale", {1}}};
+  PluginCallResult result = rule->RequiredTensors(3, &reqs);
+  ASSERT_EQ(result.status, LITMUS_OK) << result.message;
+  EXPECT_EQ(result.message, "");
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[0].name, "gradient/Net_fc1.weight");
+  EXPECT_THAT(reqs[0].steps, ElementsAre(3));
+  EXPECT_EQ(reqs[1].name, "gradient/Net_fc2.weight");
+  EXPECT_EQ(reqs[2].name, "CrossEntropyLoss_output_0");
+  EXPECT_THAT(reqs[2].steps, ElementsAre(2, 3));
+  EXPECT_EQ(reqs[2].trial, 0u);
+
+  result = rule->Invoke(0);
+  EXPECT_EQ(result.status, LITMUS_OK) << result.message;
+  EXPECT_EQ(rule->report().violations, 1);
+  result = rule->Invoke(7);
+  EXPECT_EQ(result.status, LITMUS_CONDITION_MET) << result.message;
+  EXPECT_EQ(result.message, "");
+  EXPECT_EQ(rule->report().violations, 2);
+  // Defaults reached create; the details hold JSON (invalid JSON became a string).
+  EXPECT_EQ(rule->report().details_json.at("threshold"), "1e-07");
+  EXPECT_EQ(rule->report().details_json.at("behavior"), "\"ok\"");
+  EXPECT_EQ(rule->report().details_json.at("rank"), "2");
+  EXPECT_EQ(rule->report().details_json.at("mode"), "[1,5]");  // global step 7 = TRAIN mode step 5
+
+  // EVAL step: the gradient was not saved; the host's smdebug text comes through.
+  result = rule->Invoke(5);
+  EXPECT_EQ(result.status, LITMUS_TENSOR_UNAVAILABLE_FOR_STEP);
+  EXPECT_EQ(
+      result.message,
+      "Value for tensor gradient/Net_fc1.weight is not available for step 5 with mode GLOBAL as it was not saved.");
+  EXPECT_EQ(rule->report().violations, 2);
+}
+
+TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
+  std::vector<std::string> warnings;
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto rule, Create({{"thresold", "1"}, {"threshold", "abc"}}, &warnings));
+  EXPECT_THAT(warnings, ElementsAre("rule VanishingGradient: unknown parameter 'thresold' (ignored); known: "
+                                    "threshold, fire_at_step, behavior"));
+  ASSERT_EQ(rule->Invoke(0).status, LITMUS_OK);
+  EXPECT_EQ(rule->report().details_json.at("threshold"), "\"abc\"");  // the user's value reached create
+
+  const LoadedRule& stalled = **registry_.FindRule("StalledTrainingRule");
+  auto missing = RuleInstance::Create(stalled, "Stalled", {trial_.get()}, {}, nullptr);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(missing.status().message(),
+            "rule StalledTrainingRule (plugin " + plugin_path_ + "): missing required parameter 'threshold'");
+
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto ok,
+                              RuleInstance::Create(stalled, "Stalled", {trial_.get()}, {{"threshold", "60"}}, nullptr));
+  std::vector<TensorRequirement> reqs = {{0, "stale", {1}}};
+  const PluginCallResult none = ok->RequiredTensors(0, &reqs);  // no set_required_tensors
+  EXPECT_EQ(none.status, LITMUS_OK);
+  EXPECT_TRUE(reqs.empty());
+  EXPECT_EQ(ok->Invoke(0).status, LITMUS_OK);
+
+  const LoadedRule& no_params = **registry_.FindRule("NLPSequenceRatio");
+  warnings.clear();
+  LITMUS_EXPECT_OK(RuleInstance::Create(no_params, "N", {trial_.get()}, {{"x", "1"}}, &warnings).status());
+  EXPECT_THAT(warnings, ElementsAre("rule NLPSequenceRatio: unknown parameter 'x' (ignored); known: none"));
+}
+
+TEST_F(RuleInstanceTest, CreateFailures) {
+  const std::string who = "rule VanishingGradient (plugin " + plugin_path_ + "): ";
+  auto invalid = Create({{"behavior", "create_invalid"}});
+  EXPECT_EQ(invalid.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(invalid.status().message(), who + "behavior: create_invalid requested");
+
+  auto internal = Create({{"behavior", "create_internal"}});
+  EXPECT_EQ(internal.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(internal.status().message(), who + "create failed: behavior: create_internal requested");
+
+  auto silent = Create({{"behavior", "create_silent"}});
+  EXPECT_EQ(silent.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(silent.status().message(),
+            who +
+                "loader_good: rule VanishingGradient returned LITMUS_INVALID_CONFIG without an error message "
+                "(plugin bug)");
+}
+
+TEST_F(RuleInstanceTest, PluginBugsAndPhases) {
+  auto outcome = [&](const char* behavior) {
+    auto rule = Create({{"behavior", behavior}});
+    EXPECT_TRUE(rule.ok()) << rule.status().ToString();
+    return (*rule)->Invoke(0);
+  };
+  PluginCallResult r = outcome("silent_error");
+  EXPECT_EQ(r.status, LITMUS_INTERNAL);
+  EXPECT_EQ(r.message,
+            "loader_good: rule VanishingGradient returned LITMUS_INTERNAL without an error message (plugin bug)");
+
+  r = outcome("silent_skip");
+  EXPECT_EQ(r.status, LITMUS_TENSOR_UNAVAILABLE_FOR_STEP);
+  EXPECT_THAT(r.message, HasSubstr("returned LITMUS_TENSOR_UNAVAILABLE_FOR_STEP without an error message"));
+
+  r = outcome("unknown_status");
+  EXPECT_EQ(r.status, LITMUS_INTERNAL);
+  EXPECT_EQ(r.message,
+            "loader_good: rule VanishingGradient returned the unknown status 42 from invoke_at_step "
+            "(plugin bug): status 42 on purpose");
+
+  r = outcome("require_in_invoke");
+  EXPECT_EQ(r.status, LITMUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.message, "require_tensor is only valid inside set_required_tensors");
+
+  r = outcome("handled_error");  // a failed host call the rule handled leaves no text behind
+  EXPECT_EQ(r.status, LITMUS_OK);
+  EXPECT_EQ(r.message, "");
+
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto unknown, Create({{"behavior", "require_unknown"}}));
+  std::vector<TensorRequirement> reqs;
+  r = unknown->RequiredTensors(0, &reqs);
+  EXPECT_EQ(r.status, LITMUS_TENSOR_UNAVAILABLE);
+  EXPECT_EQ(r.message, "Tensor no_such_tensor was not saved.");
+  EXPECT_TRUE(reqs.empty());
+
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto reporting, Create({{"behavior", "report_in_set_required"}}));
+  r = reporting->RequiredTensors(0, &reqs);
+  EXPECT_EQ(r.status, LITMUS_OK);
+  EXPECT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reporting->report().violations, 0);  // report_* outside invoke_at_step is ignored
+}
+
+}  // namespace
+}  // namespace litmus

@@ -1,0 +1,187 @@
+// Tests of TensorCache: hits and misses, LRU eviction by bytes, oversized tensors, single-flight
+// loading from 8 threads, errors shared with waiters but never cached, exceptions, Clear().
+#include "tensor_cache.h"
+
+#include <atomic>
+#include <future>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/temp_dir.h"
+
+namespace litmus {
+namespace {
+
+TensorPtr MakeTensor(size_t float_count) {
+  auto owner = std::make_shared<std::vector<float>>(float_count, 1.0f);
+  return std::make_shared<const Tensor>(DType::kFloat32,
+                                        std::vector<int64_t>{static_cast<int64_t>(float_count)},
+                                        std::as_bytes(std::span(*owner)), owner);
+}
+
+// A loader that counts its calls and returns a fresh tensor of `floats` elements.
+std::function<StatusOr<TensorPtr>()> Counting(std::atomic<int>* calls, size_t floats = 256) {
+  return [calls, floats]() -> StatusOr<TensorPtr> {
+    ++*calls;
+    return MakeTensor(floats);
+  };
+}
+
+TEST(TensorCacheTest, HitsAndMisses) {
+  TensorCache cache(1 << 20);
+  std::atomic<int> calls = 0;
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr a, cache.GetOrLoad("a", Counting(&calls)));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr a2, cache.GetOrLoad("a", Counting(&calls)));
+  EXPECT_EQ(a, a2);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(cache.misses(), 1u);
+  EXPECT_EQ(cache.hits(), 1u);
+  EXPECT_EQ(cache.bytes(), a->memory_bytes());
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr b, cache.GetOrLoad("b", Counting(&calls)));
+  EXPECT_NE(a, b);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(cache.misses(), 2u);
+  EXPECT_EQ(cache.bytes(), a->memory_bytes() + b->memory_bytes());
+}
+
+TEST(TensorCacheTest, EvictsLeastRecentlyUsedByBytes) {
+  const size_t one = MakeTensor(1000)->memory_bytes();
+  TensorCache cache(one * 2 + one / 2);  // room for two
+  std::atomic<int> calls = 0;
+  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls, 1000)).ok());
+  ASSERT_TRUE(cache.GetOrLoad("b", Counting(&calls, 1000)).ok());
+  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls, 1000)).ok());  // a is now the most recent
+  ASSERT_TRUE(cache.GetOrLoad("c", Counting(&calls, 1000)).ok());  // evicts b
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(cache.bytes(), 2 * one);
+  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls, 1000)).ok());
+  ASSERT_TRUE(cache.GetOrLoad("c", Counting(&calls, 1000)).ok());
+  EXPECT_EQ(calls, 3) << "a and c must still be cached";
+  ASSERT_TRUE(cache.GetOrLoad("b", Counting(&calls, 1000)).ok());
+  EXPECT_EQ(calls, 4) << "b must have been evicted";
+  EXPECT_LE(cache.bytes(), one * 2 + one / 2);
+}
+
+TEST(TensorCacheTest, TensorLargerThanBudgetIsReturnedButNotKept) {
+  TensorCache cache(1000);
+  std::atomic<int> calls = 0;
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr t, cache.GetOrLoad("big", Counting(&calls, 10000)));
+  EXPECT_EQ(t->num_elements(), 10000);
+  EXPECT_EQ(cache.bytes(), 0u);
+  ASSERT_TRUE(cache.GetOrLoad("big", Counting(&calls, 10000)).ok());
+  EXPECT_EQ(calls, 2);
+}
+
+TEST(TensorCacheTest, SingleFlightAcrossEightThreads) {
+  TensorCache cache(1 << 20);
+  std::atomic<int> calls = 0;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto loader = [&]() -> StatusOr<TensorPtr> {
+    ++calls;
+    released.wait();  // hold the load until every other thread is waiting on it
+    return MakeTensor(64);
+  };
+  std::vector<TensorPtr> results(8);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      StatusOr<TensorPtr> r = cache.GetOrLoad("k", loader);
+      if (r.ok()) results[i] = *r;
+    });
+  }
+  // The seven that did not load count as hits as soon as they wait.
+  while (cache.hits() + cache.misses() < 8) std::this_thread::yield();
+  release.set_value();
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(cache.misses(), 1u);
+  EXPECT_EQ(cache.hits(), 7u);
+  ASSERT_NE(results[0], nullptr);
+  for (const TensorPtr& r : results) EXPECT_EQ(r, results[0]);
+}
+
+TEST(TensorCacheTest, ErrorsAreSharedWithWaitersButNotCached) {
+  TensorCache cache(1 << 20);
+  std::atomic<int> calls = 0;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto failing = [&]() -> StatusOr<TensorPtr> {
+    ++calls;
+    released.wait();
+    return DataLossError("bad record");
+  };
+  std::vector<Status> statuses(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] { statuses[i] = cache.GetOrLoad("k", failing).status(); });
+  }
+  while (cache.hits() + cache.misses() < 4) std::this_thread::yield();
+  release.set_value();
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(calls, 1);
+  for (const Status& s : statuses) EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.ToString();
+  EXPECT_EQ(cache.bytes(), 0u);
+
+  // The next call loads again, and this time succeeds.
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr t, cache.GetOrLoad("k", Counting(&calls)));
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(cache.misses(), 2u);
+}
+
+TEST(TensorCacheTest, NullTensorIsAnError) {
+  TensorCache cache(1 << 20);
+  StatusOr<TensorPtr> r = cache.GetOrLoad("k", []() -> StatusOr<TensorPtr> { return TensorPtr(); });
+  EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(cache.bytes(), 0u);
+}
+
+TEST(TensorCacheTest, ThrowingLoaderPropagatesAndLeavesNoFlight) {
+  TensorCache cache(1 << 20);
+  EXPECT_THROW((void)cache.GetOrLoad("k", []() -> StatusOr<TensorPtr> { throw std::runtime_error("x"); }),
+               std::runtime_error);
+  std::atomic<int> calls = 0;
+  ASSERT_TRUE(cache.GetOrLoad("k", Counting(&calls)).ok());
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(TensorCacheTest, ClearDropsEverything) {
+  TensorCache cache(1 << 20);
+  std::atomic<int> calls = 0;
+  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls)).ok());
+  ASSERT_TRUE(cache.GetOrLoad("b", Counting(&calls)).ok());
+  EXPECT_GT(cache.bytes(), 0u);
+  cache.Clear();
+  EXPECT_EQ(cache.bytes(), 0u);
+  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls)).ok());
+  EXPECT_EQ(calls, 3);
+}
+
+// Many threads over a few keys with a small budget: no deadlock, every result is right.
+TEST(TensorCacheTest, ConcurrentMixedUse) {
+  const size_t one = MakeTensor(100)->memory_bytes();
+  TensorCache cache(one * 3);
+  std::atomic<int> wrong = 0;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      for (int j = 0; j < 2000; ++j) {
+        const int key = (i * 7 + j) % 5;
+        StatusOr<TensorPtr> r = cache.GetOrLoad(std::to_string(key), [key]() -> StatusOr<TensorPtr> {
+          return MakeTensor(100 + static_cast<size_t>(key));
+        });
+        if (!r.ok() || (*r)->num_elements() != 100 + key) ++wrong;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(cache.hits() + cache.misses(), 16000u);
+  EXPECT_LE(cache.bytes(), one * 3);
+}
+
+}  // namespace
+}  // namespace litmus

@@ -1,0 +1,215 @@
+// Trial::Value / Reduction / Shape: spot checks on the smdebug fixtures (values, error
+// subcodes, worker selection), stored-reduction folding and shape entries on hand-written
+// trials, missing/short event files during and after training, and concurrent reads.
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "litmus/engine/trial.h"
+#include "synthetic_trial.h"
+
+namespace litmus {
+namespace {
+
+using testing::FixturePath;
+using testing::SyntheticTensor;
+using testing::SyntheticTrial;
+
+std::unique_ptr<Trial> OpenFixture(std::string_view name) {
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 0;
+  StatusOr<std::unique_ptr<Trial>> trial = Trial::Open(Env::Default(), FixturePath(name).string(), options);
+  EXPECT_TRUE(trial.ok()) << trial.status().ToString();
+  return trial.ok() ? std::move(trial).value() : nullptr;
+}
+
+std::unique_ptr<Trial> OpenDir(const std::string& root) {
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 0;
+  StatusOr<std::unique_ptr<Trial>> trial = Trial::Open(Env::Default(), root, options);
+  EXPECT_TRUE(trial.ok()) << trial.status().ToString();
+  return trial.ok() ? std::move(trial).value() : nullptr;
+}
+
+TEST(TrialValueTest, ExplodingLossAtStepZero) {
+  std::unique_ptr<Trial> trial = OpenFixture("pt_exploding");
+  ASSERT_NE(trial, nullptr);
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr loss, trial->Value("MSELoss_output_0", 0));
+  EXPECT_EQ(loss->dtype(), DType::kFloat32);
+  EXPECT_TRUE(loss->shape().empty());
+  ASSERT_EQ(loss->num_elements(), 1);
+  EXPECT_EQ(loss->as<float>()[0], 2.4746315f);
+  EXPECT_EQ(static_cast<float>(loss->ElementAsDouble(0)), 2.4746315f);
+  // The same (tensor, step, worker) comes from the cache, through either addressing.
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr again, trial->Value("MSELoss_output_0", 0, Mode::kTrain));
+  EXPECT_EQ(again.get(), loss.get());
+  LITMUS_ASSERT_OK_AND_ASSIGN(std::vector<int64_t> shape, trial->Shape("MSELoss_output_0", 0));
+  EXPECT_TRUE(shape.empty());
+  LITMUS_ASSERT_OK_AND_ASSIGN(double mean, trial->Reduction("MSELoss_output_0", 0, layout::Reduction::kMean, false));
+  EXPECT_EQ(static_cast<float>(mean), 2.4746315f);
+  EXPECT_EQ(GetTrialError(trial->Value("no/such", 0).status()), TrialError::kTensorUnavailable);
+  EXPECT_EQ(trial->Value("no/such", 0).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(GetTrialError(trial->Value("MSELoss_output_0", 16).status()), TrialError::kNoMoreData);
+}
+
+TEST(TrialValueTest, EvalStepHasNoGradients) {
+  std::unique_ptr<Trial> trial = OpenFixture("pt_run_complete");
+  ASSERT_NE(trial, nullptr);
+  ASSERT_EQ(trial->ModeOfGlobalStep(6), std::make_pair(Mode::kEval, int64_t{0}));
+  const Status s = trial->Value("gradient/MLP_fc1.weight", 6).status();
+  EXPECT_EQ(GetTrialError(s), TrialError::kTensorUnavailableForStep) << s.ToString();
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(GetTrialError(trial->Reduction("gradient/MLP_fc1.weight", 6, layout::Reduction::kMean, true).status()),
+            TrialError::kTensorUnavailableForStep);
+  EXPECT_EQ(GetTrialError(trial->Shape("gradient/MLP_fc1.weight", 6).status()), TrialError::kTensorUnavailableForStep);
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr w, trial->Value("MLP_fc1.weight", 0, Mode::kEval));  // global 6
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr w6, trial->Value("MLP_fc1.weight", 6));
+  EXPECT_EQ(w.get(), w6.get());
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr g, trial->Value("gradient/MLP_fc1.weight", 6, Mode::kTrain));  // global 8
+  EXPECT_EQ(g->dtype(), DType::kFloat32);
+  LITMUS_ASSERT_OK_AND_ASSIGN(std::vector<int64_t> shape, trial->Shape("gradient/MLP_fc1.weight", 8));
+  EXPECT_EQ(shape, g->shape());
+}
+
+TEST(TrialValueTest, DdpWorkerSelection) {
+  std::unique_ptr<Trial> trial = OpenFixture("pt_ddp_two_workers");
+  ASSERT_NE(trial, nullptr);
+  const std::string name = "CrossEntropyLoss_output_0";
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr by_default, trial->Value(name, 0));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr w0, trial->Value(name, 0, Mode::kGlobal, "worker_0"));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr w1, trial->Value(name, 0, Mode::kGlobal, "worker_1"));
+  EXPECT_EQ(by_default.get(), w0.get());
+  EXPECT_NE(w0.get(), w1.get());
+  EXPECT_EQ(static_cast<float>(w0->ElementAsDouble(0)), 1.345528244972229f);  // expected.json
+  const Status invalid = trial->Value(name, 0, Mode::kGlobal, "worker_7").status();
+  EXPECT_EQ(GetTrialError(invalid), TrialError::kInvalidWorker) << invalid.ToString();
+  EXPECT_NE(invalid.message().find("worker_7"), std::string::npos);
+  EXPECT_EQ(trial->Entries(name, 0).size(), 2u);
+}
+
+TEST(TrialValueTest, SyntheticDtypesGapsAndEnd) {
+  std::unique_ptr<Trial> trial = OpenFixture("synthetic_dtypes");
+  ASSERT_NE(trial, nullptr);
+  EXPECT_EQ(GetTrialError(trial->Value("dtypes/float32", 3).status()), TrialError::kStepUnavailable);
+  EXPECT_EQ(trial->Value("dtypes/float32", 3).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(GetTrialError(trial->Value("dtypes/float32", 6).status()), TrialError::kNoMoreData);
+  EXPECT_EQ(trial->StepAvailability(3), StepState::kUnavailable);
+  EXPECT_EQ(trial->StepAvailability(6), StepState::kNoMoreData);
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr f, trial->Value("dtypes/float32", 0));
+  EXPECT_EQ(f->dtype(), DType::kFloat32);
+  // The unindexed record at the end of step 1 stays invisible.
+  EXPECT_FALSE(trial->HasTensor("hidden/not_in_index"));
+  EXPECT_FALSE(trial->HasTensor("tb_only/scalar"));
+}
+
+TEST(TrialValueTest, PartialRunStepNotYetAvailable) {
+  std::unique_ptr<Trial> trial = OpenFixture("pt_run_partial");
+  ASSERT_NE(trial, nullptr);
+  EXPECT_FALSE(trial->end_marker_seen());
+  EXPECT_EQ(trial->StepAvailability(9), StepState::kNotYetAvailable);
+  const Status s = trial->Value("CrossEntropyLoss_output_0", 9).status();
+  EXPECT_EQ(GetTrialError(s), TrialError::kStepNotYetAvailable) << s.ToString();
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  LITMUS_EXPECT_OK(trial->Value("CrossEntropyLoss_output_0", 8).status());
+}
+
+TEST(TrialValueTest, StoredReductionsAndShapesFold) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  // "w" has its raw value, a stored abs_mean (deliberately not the true value, to see that the
+  // stored one wins) and a shape entry; "r" has only a stored reduction; "s" only a shape.
+  t.WriteStep(0, "worker_0", Mode::kTrain, 0,
+              {{"smdebug/reductions/abs_mean/w", {42.0f}}, {"w", {-1.0f, 3.0f}}, {"smdebug/reductions/max/r", {7.0f}}},
+              {ShapeEntry{"w", "w", {2}}, ShapeEntry{"s", "s:0", {3, 4}}});
+  std::unique_ptr<Trial> trial = OpenDir(t.root());
+  ASSERT_NE(trial, nullptr);
+  EXPECT_EQ(trial->TensorNames(), (std::vector<std::string>{"r", "s", "w"}));
+  EXPECT_EQ(trial->TensorNamesAtStep(0), (std::vector<std::string>{"r", "s", "w"}));
+  const std::vector<TensorEntry> w = trial->Entries("w", 0);
+  ASSERT_EQ(w.size(), 1u);
+  ASSERT_TRUE(w[0].location.has_value());  // the shape entry did not replace the location
+  EXPECT_EQ(w[0].shape, (std::vector<int64_t>{2}));
+  ASSERT_EQ(w[0].stored_reductions.size(), 1u);
+  EXPECT_TRUE(w[0].stored_reductions.contains({layout::Reduction::kMean, true}));
+  EXPECT_EQ(w[0].event_file, "events/000000000000/000000000000_worker_0.tfevents");
+
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr value, trial->Value("w", 0));
+  EXPECT_EQ(value->shape(), (std::vector<int64_t>{2}));
+  LITMUS_ASSERT_OK_AND_ASSIGN(double stored, trial->Reduction("w", 0, layout::Reduction::kMean, true));
+  EXPECT_EQ(stored, 42.0);
+  LITMUS_ASSERT_OK_AND_ASSIGN(double computed, trial->Reduction("w", 0, layout::Reduction::kMean, false));
+  EXPECT_EQ(computed, 1.0);
+  LITMUS_ASSERT_OK_AND_ASSIGN(double max_r, trial->Reduction("r", 0, layout::Reduction::kMax, false));
+  EXPECT_EQ(max_r, 7.0);
+  const Status no_raw = trial->Value("r", 0).status();
+  EXPECT_EQ(GetTrialError(no_raw), TrialError::kTensorUnavailableForStep) << no_raw.ToString();
+  EXPECT_EQ(GetTrialError(trial->Reduction("r", 0, layout::Reduction::kMin, false).status()),
+            TrialError::kTensorUnavailableForStep);
+  LITMUS_ASSERT_OK_AND_ASSIGN(std::vector<int64_t> s_shape, trial->Shape("s", 0));
+  EXPECT_EQ(s_shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(GetTrialError(trial->Value("s", 0).status()), TrialError::kTensorUnavailableForStep);
+}
+
+TEST(TrialValueTest, MissingAndShortEventFiles) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  t.WriteStep(0, "worker_0", Mode::kTrain, 0, {{"a", {1.0f, 2.0f}}}, {}, /*event_file=*/false);
+  t.WriteStep(1, "worker_0", Mode::kTrain, 1, {{"a", {1.0f, 2.0f}}, {"b", {3.0f}}});
+  // Truncate step 1's event file in the middle of the second record.
+  const std::filesystem::path events = t.dir().path() / layout::EventFilePath(1, "worker_0");
+  std::filesystem::resize_file(events, std::filesystem::file_size(events) - 5);
+  std::unique_ptr<Trial> trial = OpenDir(t.root());
+  ASSERT_NE(trial, nullptr);
+  Status s = trial->Value("a", 0).status();
+  EXPECT_EQ(GetTrialError(s), TrialError::kStepNotYetAvailable) << s.ToString();
+  EXPECT_NE(s.message().find("000000000000_worker_0.tfevents"), std::string::npos) << s.ToString();
+  LITMUS_EXPECT_OK(trial->Value("a", 1).status());
+  s = trial->Value("b", 1).status();
+  EXPECT_EQ(GetTrialError(s), TrialError::kStepNotYetAvailable) << s.ToString();
+
+  // The event file appears: the next read succeeds (failures are not cached).
+  t.WriteStep(0, "worker_0", Mode::kTrain, 0, {{"a", {1.0f, 2.0f}}});
+  LITMUS_EXPECT_OK(trial->Value("a", 0).status());
+
+  // After the end marker the same situation is final.
+  t.WriteEndMarker();
+  LITMUS_ASSERT_OK(trial->Refresh());
+  s = trial->Value("b", 1).status();
+  EXPECT_EQ(GetTrialError(s), TrialError::kTensorUnavailableForStep) << s.ToString();
+}
+
+TEST(TrialValueTest, ConcurrentReadsShareOneDecode) {
+  std::unique_ptr<Trial> trial = OpenFixture("pt_run_complete");
+  ASSERT_NE(trial, nullptr);
+  const std::vector<std::string> names = trial->TensorNames();
+  const std::vector<int64_t> steps = trial->Steps();
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  std::vector<std::vector<const Tensor*>> seen(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (const int64_t step : steps) {
+        for (const std::string& name : names) {
+          StatusOr<TensorPtr> v = trial->Value(name, step);
+          if (!v.ok()) {
+            if (GetTrialError(v.status()) != TrialError::kTensorUnavailableForStep) ++failures;
+            seen[t].push_back(nullptr);
+            continue;
+          }
+          seen[t].push_back(v->get());
+          if (!trial->Reduction(name, step, layout::Reduction::kL2, false).ok()) ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  // Every thread got the very same decoded tensor objects (cache budget is ample).
+  for (int t = 1; t < 4; ++t) EXPECT_EQ(seen[t], seen[0]);
+}
+
+}  // namespace
+}  // namespace litmus
