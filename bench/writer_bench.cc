@@ -99,15 +99,27 @@ double Best(const std::vector<double>& v) { return *std::min_element(v.begin(), 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const fs::path root = argc > 1 ? fs::path(argv[1])
-                                 : fs::temp_directory_path() / ("litmus_writer_bench_" + std::to_string(::getpid()));
+  // writer_bench [DIR] [--smoke]: --smoke writes 1/8 of the data once (for CI).
+  bool smoke = false;
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--smoke") {
+      smoke = true;
+    } else {
+      positional.push_back(argv[i]);
+    }
+  }
+  const fs::path root = !positional.empty()
+                            ? fs::path(positional[0])
+                            : fs::temp_directory_path() / ("litmus_writer_bench_" + std::to_string(::getpid()));
   if (fs::exists(root)) {
     std::cerr << "writer_bench: " << root << " already exists\n";
     return 2;
   }
+  const int steps_divisor = smoke ? 8 : 1;
   const std::vector<Case> cases = {
-      {"1 MiB tensors", size_t{1} << 20, 64, 8},      // 512 MiB
-      {"4 KiB tensors", size_t{4} << 10, 4096, 32},   // 512 MiB
+      {"1 MiB tensors", size_t{1} << 20, 64, 8 / steps_divisor},     // 512 MiB
+      {"4 KiB tensors", size_t{4} << 10, 4096, 32 / steps_divisor},  // 512 MiB
   };
   std::vector<float> data((size_t{1} << 20) / 4 + 4096);
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i % 1000) * 1e-3f;
@@ -119,7 +131,7 @@ int main(int argc, char** argv) {
   for (const Case& c : cases) {
     const double bytes = static_cast<double>(c.tensor_bytes) * c.tensors_per_step * c.steps;
     std::vector<double> writer_s, plain_s;
-    for (int round = 0; round < 5; ++round) {
+    for (int round = 0; round < (smoke ? 1 : 5); ++round) {
       const fs::path wdir = root / "writer";
       const fs::path pdir = root / "plain";
       // Alternate the order, and flush dirty pages between runs (untimed), so that neither side

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs litmus's benchmarks and prints every result as a ratio to a baseline measured in the same
+# run (docs/benchmarks.md). Usage: bench/run-bench.sh BUILD_DIR [smoke|full] [WORK_DIR]
+#   smoke: small trials, a few seconds (CI);  full: the benchmark shapes of the issues
+#          (100 steps x 50 x 1 MiB and 2000 steps x 200 x 4 KiB float32; ~7 GB of disk).
+set -euo pipefail
+build=${1:?usage: bench/run-bench.sh BUILD_DIR [smoke|full] [WORK_DIR]}
+size=${2:-smoke}
+work=${3:-$(mktemp -d "${TMPDIR:-/tmp}/litmus-bench.XXXXXX")}
+litmus="$build/engine/cli/litmus"
+plugin="$build/examples/custom_rule/custom_gradient_rule.so"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+
+case "$size" in
+  smoke) big="--steps 10 --tensors 10 --elements 262144 --hot 3 --nan 5"
+         small="--steps 100 --tensors 20 --elements 1024 --hot 30 --inf 60"
+         latency_steps=3 ;;
+  full)  big="--steps 100 --tensors 50 --elements 262144 --hot 10,50,90 --nan 25,75 --inf 60"
+         small="--steps 2000 --tensors 200 --elements 1024 --hot 100,1000 --nan 500"
+         latency_steps=10 ;;
+  *) echo "unknown size $size (smoke or full)" >&2; exit 2 ;;
+esac
+
+now() { date +%s.%N; }
+# Plain reading of every event file of a trial (the baseline), warm page cache.
+plain_read() { find "$1/events" -name '*.tfevents' -print0 | xargs -0 cat > /dev/null; }
+
+run_shape() {
+  local name=$1; shift
+  local trial="$work/$name"
+  echo "== $name: make_trial $*"
+  "$build/bench/make_trial" "$trial" "$@" > /dev/null
+  plain_read "$trial"  # warm the page cache
+  "$build/bench/scan_bench" "$trial" --repeat 3
+  local best_plain=1e9 best_run=1e9 t0 t1 t2 code
+  for _ in 1 2 3; do
+    t0=$(now); plain_read "$trial"; t1=$(now)
+    set +e
+    SMDEBUG_TRAINING_END_DELAY_REFRESH=0 "$litmus" run --trial "$trial" --plugin "$plugin" \
+      --rule CustomGradientRule --param threshold=0.5 --keep-going --logging-level error \
+      --output-dir "$work/out-$name" --message-file "$work/out-$name/message" \
+      --failure-file "$work/out-$name/failure"
+    code=$?
+    set -e
+    t2=$(now)
+    [ "$code" -le 1 ] || { echo "litmus run failed with exit code $code" >&2; exit 1; }
+    best_plain=$(awk -v a="$t0" -v b="$t1" -v m="$best_plain" 'BEGIN { d = b - a; print (d < m) ? d : m }')
+    best_run=$(awk -v a="$t1" -v b="$t2" -v m="$best_run" 'BEGIN { d = b - a; print (d < m) ? d : m }')
+  done
+  awk -v p="$best_plain" -v r="$best_run" -v n="$name" \
+    'BEGIN { printf "litmus run (CustomGradientRule, threshold 0.5) on %s: %.3f s; plain read %.3f s; ratio run/plain %.2f\n", n, r, p, r / p }'
+  rm -rf "$trial" "$work/out-$name"
+}
+
+run_shape big $big
+run_shape small $small
+
+echo "== writer"
+"$build/bench/writer_bench" "$work/writer" $([ "$size" = smoke ] && echo --smoke)
+
+echo "== latency (index file -> event line)"
+"$build/bench/latency_bench" "$litmus" "$plugin" --poll-interval-ms 1000 --steps "$latency_steps"
+"$build/bench/latency_bench" "$litmus" "$plugin" --poll-interval-ms 10 --steps "$latency_steps"
