@@ -1,8 +1,24 @@
 #!/usr/bin/env bash
-# The README's main-job command: installs dependencies, builds litmus, and inspects a bundled
-# example trial (one written by smdebug 1.0.34 during a PyTorch run that exploded).
+# The README's main-job command: installs dependencies, builds litmus, writes an example trial with
+# the simulated training program (an MLP whose gradients explode), and runs the rule-evaluation
+# job on it with the example CustomGradientRule plugin, printing the verdict.
+# OUT (default /tmp/litmus-quickstart) receives the trial and the job's output files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/litmus-quickstart}
 bash scripts/install-deps.sh
-bash scripts/build.sh -DLITMUS_BUILD_TESTS=OFF -DLITMUS_BUILD_BENCH=OFF
-./build/engine/cli/litmus inspect tests/fixtures/smdebug/pt_exploding
+BUILD_DIR=${BUILD_DIR:-build} bash scripts/build.sh -DLITMUS_BUILD_TESTS=OFF -DLITMUS_BUILD_BENCH=OFF
+rm -rf "$out"
+mkdir -p "$out"
+./build/examples/simulated_training/simulated_training "$out/trial" --scenario exploding --steps 40
+./build/engine/cli/litmus inspect --no-values "$out/trial" | head -n 8
+set +e
+SMDEBUG_TRAINING_END_DELAY_REFRESH=0 ./build/engine/cli/litmus run --trial "$out/trial" \
+  --plugin build/examples/custom_rule/custom_gradient_rule.so --rule CustomGradientRule \
+  --param threshold=10 --output-dir "$out/rule-output" \
+  --message-file "$out/message" --failure-file "$out/failure"
+code=$?
+set -e
+echo "litmus run exit code: $code ($( [ $code = 1 ] && echo "IssuesFound: the rule fired" || echo "see $out/rule-output/status.json"))"
+[ -f "$out/message" ] && cat "$out/message"
+[ "$code" -le 1 ]

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "exit_codes.h"
+#include "plugin_options.h"
 #include "litmus/format/env.h"
 #include "run/job_config.h"
 #include "run/job_runner.h"
@@ -17,7 +18,7 @@ namespace litmus::cli {
 
 struct RunOptions {
   RunCommandLine line;
-  std::string logging_level;
+  PluginOptions plugins;
 };
 
 namespace {
@@ -46,8 +47,7 @@ RunOptions& AddRunCommand(CLI::App& app) {
              "1 a rule's condition was met, 2 client error, 3 internal error, 143 stopped");
   cmd->add_option("--trial", l.trial, "Trial folder (default: $S3_PATH, or trial: in --config)");
   cmd->add_option("--rule", l.rule, "Rule to evaluate (class name, case-insensitive, e.g. VanishingGradient)");
-  cmd->add_option("--plugin", l.plugin_files, "Rule plugin (.so) to load; repeatable");
-  cmd->add_option("--plugin-dir", l.plugin_dirs, "Folder of rule plugins to load; repeatable");
+  AddPluginOptions(cmd, &options.plugins);
   cmd->add_option("--param", l.params, "Rule parameter key=value (SageMaker RuleParameters); repeatable");
   cmd->add_option("--start-step", l.start_step, "First global step to evaluate (default 0)");
   cmd->add_option("--end-step", l.end_step, "Global step to stop before (exclusive; default: until training ends)");
@@ -67,7 +67,10 @@ RunOptions& AddRunCommand(CLI::App& app) {
 }
 
 int RunRun(const RunOptions& options) {
-  auto config = BuildJobConfig(options.line, ProcessEnvironment());
+  RunCommandLine line = options.line;
+  line.plugin_files = options.plugins.files;
+  line.plugin_dirs = options.plugins.dirs;
+  auto config = BuildJobConfig(line, ProcessEnvironment());
   if (!config.ok()) return Fail(kExitBadInput, config.status().message());
   const auto level = ParseLevel(config->logging_level);
   if (!level) return Fail(kExitBadInput, "logging level: unknown level '" + config->logging_level + "'");
