@@ -72,9 +72,11 @@ int RunRun(const RunOptions& options) {
   line.plugin_dirs = options.plugins.dirs;
   auto config = BuildJobConfig(line, ProcessEnvironment());
   if (!config.ok()) return Fail(kExitBadInput, config.status().message());
-  const auto level = ParseLevel(config->logging_level);
-  if (!level) return Fail(kExitBadInput, "logging level: unknown level '" + config->logging_level + "'");
-  spdlog::set_level(*level);
+  if (!config->logging_level.empty()) {
+    const auto level = ParseLevel(config->logging_level);
+    if (!level) return Fail(kExitBadInput, "logging level: unknown level '" + config->logging_level + "'");
+    spdlog::set_level(*level);
+  }
   StopSignal::InstallHandlers();
   JobRunner runner(std::move(config).value(), Env::Default());
   const int code = runner.Run();

@@ -83,5 +83,29 @@ void RunLive(int num_workers) {
 TEST(RunLive, OneWorker) { RunLive(1); }
 TEST(RunLive, TwoWorkers) { RunLive(2); }
 
+// Other trials: two finished trials that differ only at step 2; the rule reads both.
+TEST(RunOtherTrials, RuleReadsTheOtherTrial) {
+  testing::TempDir base, other, out;
+  WriteWorker(base.str(), "worker_0", 1, 5, {}, std::chrono::milliseconds(0));
+  WriteWorker(other.str(), "worker_0", 1, 5, {2}, std::chrono::milliseconds(0));
+  for (bool from_environment : {false, true}) {
+    std::vector<std::string> args = {testing::LitmusBinary(), "run", "--trial", base.str(), "--plugin",
+                                     LITMUS_TEST_RULES_PLUGIN, "--rule", "DiffersFromOtherTrial", "--param",
+                                     "tensor=gradient/w", "--keep-going", "--poll-interval-ms", "10",
+                                     "--output-dir", out.str(), "--message-file", out.str() + "/message",
+                                     "--failure-file", out.str() + "/failure"};
+    std::vector<std::pair<std::string, std::string>> env = {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}};
+    if (from_environment) {
+      env.push_back({"LITMUS_RULE_PARAMETERS", "{\"other_trial_0\": \"" + other.str() + "\"}"});
+    } else {
+      args.insert(args.end(), {"--other-trial", other.str()});
+    }
+    std::filesystem::remove(out.path() / "events.jsonl");
+    const testing::ProcessResult result = testing::RunProcess(args, env);
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_EQ(Fired(out.path()), std::vector<int64_t>{2});
+  }
+}
+
 }  // namespace
 }  // namespace litmus

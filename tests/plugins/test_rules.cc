@@ -6,7 +6,11 @@
 //   NeverFires  never fires. With `collection` set it requires and reads the mean |x| of every
 //               tensor of that collection at each step (exercises require/prefetch/reductions).
 //   EndAtStep   throws NoMoreData at global steps >= end_at_step (required int): a normal end.
+//   DiffersFromOtherTrial  requires `tensor` (required string) at the step in the base trial and
+//               in the first other trial, and fires when their mean |x| differ by more than
+//               `tolerance` (float, default 0): exercises other trials end to end.
 // Thread-safety: as any rule.
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -79,6 +83,29 @@ class EndAtStep : public litmus::Rule {
   int64_t end_at_step_;
 };
 
+class DiffersFromOtherTrial : public litmus::Rule {
+ public:
+  explicit DiffersFromOtherTrial(const litmus::RuleArgs& args)
+      : Rule(args), tensor_(param_string("tensor")), tolerance_(param_float("tolerance")) {
+    if (other_trials().empty()) throw litmus::InvalidConfig("DiffersFromOtherTrial needs an other trial");
+  }
+
+  void set_required_tensors(int64_t step) override {
+    req_tensors().add(tensor_, {step});
+    req_tensors().add(tensor_, {step}, other_trials().front(), /*should_match_regex=*/false);
+  }
+
+  bool invoke_at_step(int64_t step) override {
+    const double here = base_trial().tensor(tensor_).reduction_value(step, litmus::Reduction::kMean, true);
+    const double there = other_trials().front().tensor(tensor_).reduction_value(step, litmus::Reduction::kMean, true);
+    return std::abs(here - there) > tolerance_;
+  }
+
+ private:
+  std::string tensor_;
+  double tolerance_;
+};
+
 }  // namespace
 
 LITMUS_RULE_PLUGIN(
@@ -91,4 +118,8 @@ LITMUS_RULE_PLUGIN(
                 litmus::StringParam("collection", "None",
                                     "a collection whose tensors are read at every step")),
     LITMUS_RULE(EndAtStep, "EndAtStep", "1.0.0", "ends the evaluation (NoMoreData) at end_at_step",
-                litmus::Required(litmus::IntParam("end_at_step", "", "global step to end at"))));
+                litmus::Required(litmus::IntParam("end_at_step", "", "global step to end at"))),
+    LITMUS_RULE(DiffersFromOtherTrial, "DiffersFromOtherTrial", "1.0.0",
+                "fires when a tensor's mean |x| differs from the first other trial's",
+                litmus::Required(litmus::StringParam("tensor", "", "the tensor to compare")),
+                litmus::FloatParam("tolerance", "0", "largest difference that does not fire")));

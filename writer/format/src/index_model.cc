@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 
+#include "utf8.h"
+
 namespace litmus {
 namespace {
 
@@ -16,35 +18,12 @@ void AppendU16Escape(std::string* out, uint32_t unit) {
   for (int shift = 12; shift >= 0; shift -= 4) out->push_back(kHex[(unit >> shift) & 0xF]);
 }
 
-// Decodes the UTF-8 sequence at s[i]; on an invalid sequence returns U+FFFD and consumes one
+// The code point at s[*i], advancing *i; an invalid sequence yields U+FFFD and advances one
 // byte (litmus validates names before writing, so this only guards against misuse).
 uint32_t NextCodePoint(std::string_view s, size_t* i) {
-  const auto b0 = static_cast<unsigned char>(s[*i]);
-  size_t len = 0;
   uint32_t cp = 0;
-  if (b0 < 0x80) {
-    ++*i;
-    return b0;
-  }
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2;
-    cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3;
-    cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4;
-    cp = b0 & 0x07;
-  }
-  static constexpr uint32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
-  bool ok = len != 0 && s.size() - *i >= len;
-  for (size_t k = 1; ok && k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[*i + k]);
-    ok = (b & 0xC0) == 0x80;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  ok = ok && cp >= kMinForLength[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-  if (!ok) {
+  const size_t len = internal::DecodeUtf8(s, *i, &cp);
+  if (len == 0) {
     ++*i;
     return 0xFFFD;
   }

@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdio>
 
+#include "utf8.h"
+
 namespace litmus::layout {
 namespace {
 
@@ -34,39 +36,10 @@ std::string DeserializeWorker(std::string_view worker) {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// Decodes one UTF-8 sequence at s[i]; returns its length, or 0 if invalid (overlong, surrogate,
-// beyond U+10FFFF, truncated).
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) return 1;
-  size_t len;
-  uint32_t cp;
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2;
-    cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3;
-    cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4;
-    cp = b0 & 0x07;
-  } else {
-    return 0;
-  }
-  if (s.size() - i < len) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  static constexpr uint32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
-}
-
 bool IsValidUtf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
-    const size_t n = Utf8SequenceLength(s, i);
+    uint32_t code_point = 0;
+    const size_t n = internal::DecodeUtf8(s, i, &code_point);
     if (n == 0) return false;
     i += n;
   }

@@ -38,7 +38,7 @@ struct JobConfig {
   std::string output_dir = "/opt/ml/processing/output/rule";
   std::string message_file = "/opt/ml/output/message";
   std::string failure_file = "/opt/ml/output/failure";
-  std::string logging_level = "info";
+  std::string logging_level;  // empty: keep the process's level (`litmus --logging-level`, info)
   int64_t poll_interval_ms = 1000;
   uint64_t prefetch_memory_bytes = 1ull << 30;
   bool keep_going = false;
