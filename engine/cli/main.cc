@@ -3,6 +3,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <malloc.h>
+
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -65,6 +67,11 @@ int Main(int argc, char** argv) {
 }  // namespace litmus::cli
 
 int main(int argc, char** argv) {
+  // Decoded tensors live in heap buffers of up to many MiB that are freed and reallocated step
+  // after step. With glibc's defaults (128 KiB mmap threshold) each is a fresh mmap whose pages
+  // fault in and are zeroed by the kernel; keeping them in the heap makes reuse cheap.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   try {
     return litmus::cli::Main(argc, argv);
   } catch (const std::exception& e) {

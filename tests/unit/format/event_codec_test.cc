@@ -292,7 +292,8 @@ TEST(EventCodecTest, UnpackedValFieldsAreUnimplemented) {
   // Unpacked values of a field that does not match the dtype are harmless.
   tensor =
       Key(1, 0) + Varint(9) + Key(5, 5) + std::string(4, '\0') + Len(10, Varint(5) + Varint(300));
-  v = DecodeEvent(Bytes(EventWithTensor(tensor)));
+  const std::string payload = EventWithTensor(tensor);  // the views below borrow from it
+  v = DecodeEvent(Bytes(payload));
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(v->packed_field, 10);
   EXPECT_EQ(testing::PackedVarints(v->packed_vals), (std::vector<uint64_t>{5, 300}));
