@@ -58,7 +58,7 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_option("--failure-file", l.failure_file, "One-line failure file (default /opt/ml/output/failure)");
   cmd->add_option("--logging-level", l.logging_level, "critical, error, warning, info (default), debug, trace");
   cmd->add_option("--poll-interval-ms", l.poll_interval_ms, "How often to look for new steps (default 1000)");
-  cmd->add_option("--prefetch-memory", l.prefetch_memory, "Memory for decoded tensors, e.g. 512M or 2G (default 1G)");
+  cmd->add_option("--prefetch-memory", l.prefetch_memory, "Memory for decoded tensors, e.g. 512M or 2G (default 256M)");
   cmd->add_option("--config", l.config_file, "YAML file with the trial and several rules (docs/run.md)");
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "

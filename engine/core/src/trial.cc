@@ -354,6 +354,10 @@ int64_t Trial::last_complete_step() const { return impl_->catalog.last_complete_
 std::vector<std::string> Trial::warnings() const { return impl_->warnings; }
 int64_t Trial::index_files_parsed() const { return impl_->index_files_parsed; }
 
+std::optional<int64_t> Trial::FirstStepAtOrAfter(int64_t step) const {
+  return impl_->catalog.FirstStepAtOrAfter(step);
+}
+
 std::vector<int64_t> Trial::Steps(Mode mode, bool include_incomplete) const {
   return impl_->catalog.Steps(mode, include_incomplete);
 }

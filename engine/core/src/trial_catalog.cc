@@ -139,15 +139,27 @@ std::vector<std::string> TrialCatalog::WorkersForStep(int64_t global_step) const
   return SetToVector(it->second);
 }
 
+std::optional<int64_t> TrialCatalog::FirstStepAtOrAfter(int64_t step) const {
+  const auto it = global_to_mode_.lower_bound(step);
+  if (it == global_to_mode_.end()) return std::nullopt;
+  return it->first;
+}
+
 StepState TrialCatalog::StepAvailability(int64_t step, Mode mode) const {
   // has_passed_step (§8.5): A = all known steps of the mode, i = first index with A[i] >= step.
-  const std::vector<int64_t> known = Steps(mode, /*include_incomplete=*/true);
-  const auto it = std::lower_bound(known.begin(), known.end(), step);
-  if (it == known.end()) {
-    return loaded_all_steps_ ? StepState::kNoMoreData : StepState::kNotYetAvailable;
+  // Looked up in the sorted maps directly: this runs for every value read, so it must not be
+  // O(number of steps).
+  std::optional<std::pair<int64_t, int64_t>> found;  // (A[i], its global step)
+  if (mode == Mode::kGlobal) {
+    const auto it = global_to_mode_.lower_bound(step);
+    if (it != global_to_mode_.end()) found.emplace(it->first, it->first);
+  } else if (const auto steps = mode_to_global_.find(mode); steps != mode_to_global_.end()) {
+    const auto it = steps->second.lower_bound(step);
+    if (it != steps->second.end()) found.emplace(it->first, it->second);
   }
-  const int64_t global = mode == Mode::kGlobal ? *it : *GlobalStep(mode, *it);
-  if (*it == step) {
+  if (!found) return loaded_all_steps_ ? StepState::kNoMoreData : StepState::kNotYetAvailable;
+  const auto [known_step, global] = *found;
+  if (known_step == step) {
     return IsStepComplete(global) ? StepState::kAvailable : StepState::kNotYetAvailable;
   }
   return last_complete_step_ >= global ? StepState::kUnavailable : StepState::kNotYetAvailable;

@@ -57,6 +57,7 @@ class TrialCatalog {
   // A known global step written by all workers, or any known step once all steps are loaded or
   // when it is <= last_complete_step. False for unknown steps.
   bool IsStepComplete(int64_t global_step) const;
+  std::optional<int64_t> FirstStepAtOrAfter(int64_t step) const;
   StepState StepAvailability(int64_t step, Mode mode) const;
 
   std::vector<std::string> TensorNames() const;

@@ -40,7 +40,9 @@ struct JobConfig {
   std::string failure_file = "/opt/ml/output/failure";
   std::string logging_level;  // empty: keep the process's level (`litmus --logging-level`, info)
   int64_t poll_interval_ms = 1000;
-  uint64_t prefetch_memory_bytes = 1ull << 30;
+  // Decoded tensors kept (the trial cache). Modest on purpose: a budget much larger than a few
+  // steps of data only keeps dead tensors around, and fresh memory costs page faults.
+  uint64_t prefetch_memory_bytes = 256ull << 20;
   bool keep_going = false;
   std::vector<std::string> plugin_files;
   std::vector<std::string> plugin_dirs;

@@ -173,11 +173,6 @@ struct JobRunner::Impl {
       }
       rules.push_back(std::move(state));
     }
-    for (auto& trial : trials) {
-      if (Status s = WaitForCollections(*trial); !s.ok()) return client_error(s);
-      if (stop->ShouldStop()) return kExitOk;  // handled by the caller's stop check
-    }
-
     for (auto& state : rules) {
       auto found = registry.FindRule(state->config.rule);
       if (!found.ok()) return client_error(found.status());
@@ -204,6 +199,12 @@ struct JobRunner::Impl {
       state->config.rule = rule.name;  // the class name, for messages
       if (state->config.configuration_name.empty()) state->config.configuration_name = rule.name;
     }
+    // Only now wait for the trials' collections files (training may not have saved its first
+    // step yet): configuration errors are reported at once, not after training starts.
+    for (auto& trial : trials) {
+      if (Status s = WaitForCollections(*trial); !s.ok()) return client_error(s);
+      if (stop->ShouldStop()) return kExitOk;  // handled by the caller's stop check
+    }
     return kExitOk;
   }
 
@@ -213,20 +214,19 @@ struct JobRunner::Impl {
   // rule must wait for more data. Ends the rule when its data is exhausted.
   std::optional<int64_t> NextReadyStep(RuleState& r) {
     const std::optional<int64_t> end = r.config.end_step;
-    const std::vector<int64_t> known = base().Steps(Mode::kGlobal, /*include_incomplete=*/true);
     while (!r.done) {
       if (end && r.cursor >= *end) {
         EndRule(r, RuleStatus::kNoIssuesFound, "end_step " + std::to_string(*end) + " reached");
         return std::nullopt;
       }
-      auto it = std::lower_bound(known.begin(), known.end(), r.cursor);
-      if (it == known.end()) {
+      const std::optional<int64_t> next = base().FirstStepAtOrAfter(r.cursor);
+      if (!next) {
         if (base().loaded_all_steps()) {
           EndRule(r, RuleStatus::kNoIssuesFound, "no more data: training has ended");
         }
         return std::nullopt;
       }
-      const int64_t step = *it;
+      const int64_t step = *next;
       if (end && step >= *end) {
         // A later step exists past end_step: nothing below end_step will come.
         if (base().IsStepComplete(step) || base().loaded_all_steps()) {
@@ -494,11 +494,10 @@ struct JobRunner::Impl {
 
   // The first already-available step >= from, without side effects on the rule.
   std::optional<int64_t> PeekNextAvailable(const RuleState& r, int64_t from) {
-    const std::vector<int64_t> known = base().Steps(Mode::kGlobal, true);
-    for (auto it = std::lower_bound(known.begin(), known.end(), from); it != known.end(); ++it) {
-      if (r.config.end_step && *it >= *r.config.end_step) return std::nullopt;
-      const StepState state = base().StepAvailability(*it);
-      if (state == StepState::kAvailable) return *it;
+    for (auto step = base().FirstStepAtOrAfter(from); step; step = base().FirstStepAtOrAfter(*step + 1)) {
+      if (r.config.end_step && *step >= *r.config.end_step) return std::nullopt;
+      const StepState state = base().StepAvailability(*step);
+      if (state == StepState::kAvailable) return step;
       if (state == StepState::kNotYetAvailable) return std::nullopt;
     }
     return std::nullopt;

@@ -112,6 +112,8 @@ class Trial {
   // HasMode for smdebug's KeyError behaviour).
   std::vector<int64_t> Steps(Mode mode = Mode::kGlobal, bool include_incomplete = false) const;
   bool HasMode(Mode mode) const;
+  // The first known global step >= `step` (complete or not), in O(log steps); nullopt if none.
+  std::optional<int64_t> FirstStepAtOrAfter(int64_t step) const;
   std::optional<int64_t> GlobalStep(Mode mode, int64_t mode_step) const;
   std::optional<std::pair<Mode, int64_t>> ModeOfGlobalStep(int64_t global_step) const;
   // Workers with at least one index entry at `global_step`, sorted.
