@@ -445,17 +445,25 @@ struct JobRunner::Impl {
 
   // Evaluates `step` for every rule in `ready`.
   void EvaluateStep(int64_t step, const std::vector<RuleState*>& ready) {
-    // 1. Requirements (declared once per step; maybe already during the previous step).
+    // 1. Requirements (declared once per step; maybe already during the previous step). The union
+    //    of every rule's requirements is read in parallel (what the prefetch already read is a
+    //    cache hit), then each rule's fetch checks its own.
+    std::vector<ReadKey> keys;
+    for (RuleState* r : ready) {
+      const auto& [result, reqs] = Declare(*r, step);
+      if (result.status != LITMUS_OK) continue;
+      for (auto& key : KeysOf(reqs)) keys.push_back(std::move(key));
+    }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    JoinPrefetch();
+    ReadAll(keys);
     std::vector<RuleState*> to_invoke;
     for (RuleState* r : ready) {
       const auto& [result, reqs] = Declare(*r, step);
       std::string message;
       StepOutcome outcome = Classify(*r, result, &message);
-      if (outcome == StepOutcome::kNotMet) {
-        JoinPrefetch();
-        ReadAll(KeysOf(reqs));  // parallel read of what the prefetch did not cover
-        outcome = Fetch(*r, reqs, &message);
-      }
+      if (outcome == StepOutcome::kNotMet) outcome = Fetch(*r, reqs, &message);
       if (outcome == StepOutcome::kNotMet) {
         to_invoke.push_back(r);
       } else {
