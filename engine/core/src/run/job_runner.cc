@@ -11,6 +11,7 @@
 #include <set>
 
 #include "litmus/engine/trial.h"
+#include "plugin/host_api.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/rule_instance.h"
 #include "run/job_report.h"
@@ -34,23 +35,6 @@ enum class StepOutcome {
   kClientError,
   kInternalError,
 };
-
-std::string StatusCodeText(litmus_status_t status) {
-  switch (status) {
-    case LITMUS_OK: return "OK";
-    case LITMUS_CONDITION_MET: return "CONDITION_MET";
-    case LITMUS_TENSOR_UNAVAILABLE_FOR_STEP: return "TENSOR_UNAVAILABLE_FOR_STEP";
-    case LITMUS_TENSOR_UNAVAILABLE: return "TENSOR_UNAVAILABLE";
-    case LITMUS_STEP_UNAVAILABLE: return "STEP_UNAVAILABLE";
-    case LITMUS_NOT_YET_AVAILABLE: return "NOT_YET_AVAILABLE";
-    case LITMUS_NO_MORE_DATA: return "NO_MORE_DATA";
-    case LITMUS_INVALID_CONFIG: return "INVALID_CONFIG";
-    case LITMUS_INTERNAL: return "INTERNAL";
-    case LITMUS_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case LITMUS_INVALID_WORKER: return "INVALID_WORKER";
-    default: return "status " + std::to_string(status);
-  }
-}
 
 // One (trial, tensor, step) to read before a rule runs.
 struct ReadKey {
@@ -332,7 +316,7 @@ struct JobRunner::Impl {
         *message = who + ": " + result.message;
         return StepOutcome::kClientError;
       default:
-        *message = who + " failed with " + StatusCodeText(result.status) + ": " + result.message;
+        *message = who + " failed with " + LitmusStatusName(result.status) + ": " + result.message;
         return StepOutcome::kInternalError;
     }
   }
