@@ -420,6 +420,19 @@ void ReportDetail(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_value) 
   HostOf(ctx).details[Text(key)] = Text(json_value);
 }
 
+litmus_status_t AddAction(litmus_ctx_t* ctx, litmus_str_t action_json) {
+  Count(ctx, "add_action");
+  if (ctx->in_set_required_tensors || ctx->in_invoke || ctx->in_poll) {
+    return Fail(ctx, LITMUS_INVALID_ARGUMENT, "fake host: add_action outside create");
+  }
+  const std::string text = Text(action_json);
+  if (text.empty() || (text.front() != '{' && text.front() != '[')) {
+    return Fail(ctx, LITMUS_INVALID_ARGUMENT, "fake host: add_action: not a JSON object or list: " + text);
+  }
+  HostOf(ctx).actions.push_back(text);
+  return LITMUS_OK;
+}
+
 FakeValue FromBytes(int32_t dtype, const void* data, size_t bytes, int64_t elements) {
   FakeValue value;
   value.dtype = dtype;
@@ -477,6 +490,7 @@ FakeHost::FakeHost() {
   table_.require_tensor = RequireTensor;
   table_.report_violations = ReportViolations;
   table_.report_detail = ReportDetail;
+  table_.add_action = AddAction;
 }
 
 litmus_status_t LoadPlugin(const std::string& path, FakeHost& host, litmus_ctx* ctx,

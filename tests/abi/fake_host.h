@@ -1,7 +1,7 @@
 // fake_host.h — an in-memory implementation of the litmus host table (litmus_host_api_t) for SDK
 // and plugin tests: trials with steps, workers, tensors and collections (listed names only), plus
-// records of what the plugin did (errors, logs, requirements, report calls, which host functions
-// it called). Regexes are literals with an optional leading '^'.
+// records of what the plugin did (errors, logs, requirements, report calls, actions added, which
+// host functions it called). Regexes are literals with an optional leading '^'.
 // Thread-safety: none; one test thread.
 #ifndef LITMUS_TESTS_ABI_FAKE_HOST_H_
 #define LITMUS_TESTS_ABI_FAKE_HOST_H_
@@ -63,6 +63,7 @@ struct litmus_ctx {
   litmus::testing::FakeHost* host = nullptr;
   bool in_set_required_tensors = false;
   bool in_invoke = false;
+  bool in_poll = false;  // add_action refuses a ctx marked with any of these three (not create)
   bool error_set = false;
   std::string error;
   // Arrays handed out during the call stay valid until the call ends (the ABI's borrow rule).
@@ -87,6 +88,7 @@ class FakeHost {
   std::vector<FakeRequirement> requirements;
   int64_t violations = 0;
   std::map<std::string, std::string> details;
+  std::vector<std::string> actions;  // add_action texts
   std::map<std::string, int> calls;  // host function name -> number of calls
 
  private:

@@ -133,6 +133,27 @@ class Reader : public litmus::Rule {
   std::string wrong_type_error;
 };
 
+// ABI 1.1: registers the action of its `action` parameter (if set) in its constructor, and fires
+// from on_poll once last_step reaches `fire_at` (reporting it), or throws if `fire_at` is -2.
+class Poller : public litmus::Rule {
+ public:
+  explicit Poller(const litmus::RuleArgs& args) : Rule(args), fire_at_(param_int("fire_at")) {
+    if (const auto action = param_optional_string("action")) add_action(*action);
+  }
+  bool invoke_at_step(int64_t) override { return false; }
+  bool on_poll(int64_t last_step) override {
+    polled.push_back(last_step);
+    if (fire_at_ == -2) throw litmus::InvalidArgument("poll failed");
+    if (last_step < fire_at_) return false;
+    report_detail("last_step", last_step);
+    return true;
+  }
+  std::vector<int64_t> polled;
+
+ private:
+  int64_t fire_at_;
+};
+
 }  // namespace
 
 LITMUS_RULE_PLUGIN(
@@ -149,7 +170,10 @@ LITMUS_RULE_PLUGIN(
     LITMUS_RULE(Thrower, "Thrower", "1.0.0", "throws", litmus::StringParam("what", "", "what")),
     LITMUS_RULE(Requirer, "Requirer", "1.0.0", "requires",
                 litmus::StringParam("missing", "None", "an exact name to require too")),
-    LITMUS_RULE(Reader, "Reader", "1.0.0", "reads"));
+    LITMUS_RULE(Reader, "Reader", "1.0.0", "reads"),
+    LITMUS_RULE(Poller, "Poller", "1.0.0", "polls and adds actions",
+                litmus::IntParam("fire_at", "3", "last step at which on_poll fires"),
+                litmus::StringParam("action", "None", "an action to add in the constructor")));
 
 namespace {
 
@@ -186,6 +210,10 @@ class SdkRuleTest : public ::testing::Test {
     ctx->in_invoke = true;
     return rule_->invoke_at_step(instance_, ctx, step);
   }
+  litmus_status_t Poll(int64_t last_step, litmus_ctx* ctx) {
+    ctx->in_poll = true;
+    return rule_->on_poll(instance_, ctx, last_step);
+  }
   litmus_status_t SetRequired(int64_t step, litmus_ctx* ctx) {
     ctx->in_set_required_tensors = true;
     return rule_->set_required_tensors(instance_, ctx, step);
@@ -208,7 +236,7 @@ TEST_F(SdkRuleTest, TablesDescribeEveryRule) {
   EXPECT_EQ(api_->abi_minor, static_cast<uint32_t>(LITMUS_ABI_MINOR));
   EXPECT_EQ(View(api_->plugin_name), "sdk_rule_test");
   EXPECT_EQ(View(api_->plugin_version), "0.0.1");
-  ASSERT_EQ(api_->rule_count, 5u);
+  ASSERT_EQ(api_->rule_count, 6u);
   const litmus_rule_descriptor_t* probe = FindRule(api_, "ParamProbe");
   ASSERT_NE(probe, nullptr);
   EXPECT_EQ(probe->struct_size, sizeof(litmus_rule_descriptor_t));
@@ -225,6 +253,9 @@ TEST_F(SdkRuleTest, TablesDescribeEveryRule) {
   // Only rules that override set_required_tensors get the optional callback.
   EXPECT_EQ(probe->set_required_tensors, nullptr);
   EXPECT_NE(FindRule(api_, "Requirer")->set_required_tensors, nullptr);
+  // Likewise on_poll (ABI 1.1): only for rules that override it.
+  EXPECT_EQ(probe->on_poll, nullptr);
+  EXPECT_NE(FindRule(api_, "Poller")->on_poll, nullptr);
   EXPECT_NE(probe->create, nullptr);
   EXPECT_NE(probe->destroy, nullptr);
   EXPECT_NE(probe->invoke_at_step, nullptr);
@@ -239,7 +270,7 @@ TEST_F(SdkRuleTest, EntryRefusesAnotherMajorWithText) {
   const litmus_plugin_api_t* api = reinterpret_cast<const litmus_plugin_api_t*>(&ctx);
   EXPECT_EQ(litmus_plugin_entry_v1(&other.table(), &ctx, &api), LITMUS_INVALID_CONFIG);
   EXPECT_EQ(api, nullptr);
-  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.0, litmus provides 2.3");
+  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.1, litmus provides 2.3");
 }
 
 TEST_F(SdkRuleTest, EntryRefusesATableWithoutHeader) {
@@ -608,7 +639,7 @@ TEST_F(SdkRuleTest, MissingHostFunctionsAreNeverCalled) {
   ASSERT_EQ(thrower->create(&ctx, &param, 1, &instance), LITMUS_OK);
   litmus_ctx invoke = small.NewCtx();
   EXPECT_EQ(thrower->invoke_at_step(instance, &invoke, 1), LITMUS_INTERNAL);
-  EXPECT_EQ(invoke.error, "the host does not provide tensor_reduction (host ABI 1.0)");
+  EXPECT_EQ(invoke.error, "the host does not provide tensor_reduction (host ABI 1.1)");
   EXPECT_EQ(small.calls["tensor_reduction"], 0);
   thrower->destroy(instance);
 
@@ -633,6 +664,79 @@ TEST_F(SdkRuleTest, AHostWithoutLogDropsLinesQuietly) {
   EXPECT_EQ(small.calls["log"], 0);
   EXPECT_TRUE(small.logs.empty());
   thrower->destroy(instance);
+  litmus_ctx restore = host_.NewCtx();
+  ASSERT_EQ(litmus_plugin_entry_v1(&host_.table(), &restore, &api), LITMUS_OK);
+}
+
+// ---- ABI 1.1: on_poll and add_action
+
+TEST_F(SdkRuleTest, OnPollReachesTheRuleAndItsVerdictBecomesAStatus) {
+  CreateOk("Poller", {{"fire_at", "3"}});
+  litmus_ctx quiet = host_.NewCtx();
+  EXPECT_EQ(Poll(-1, &quiet), LITMUS_OK);
+  litmus_ctx still = host_.NewCtx();
+  EXPECT_EQ(Poll(2, &still), LITMUS_OK);
+  litmus_ctx met = host_.NewCtx();
+  EXPECT_EQ(Poll(3, &met), LITMUS_CONDITION_MET);
+  EXPECT_THAT(As<Poller>().polled, ElementsAre(-1, 2, 3));
+  EXPECT_EQ(host_.details["last_step"], "3");  // reporting works inside on_poll
+}
+
+TEST_F(SdkRuleTest, AnExceptionInOnPollBecomesItsStatusWithText) {
+  CreateOk("Poller", {{"fire_at", "-2"}});
+  litmus_ctx ctx = host_.NewCtx();
+  EXPECT_EQ(Poll(0, &ctx), LITMUS_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx.error, "poll failed");
+  EXPECT_EQ(rule_->on_poll(nullptr, &ctx, 0), LITMUS_INVALID_ARGUMENT);
+}
+
+TEST_F(SdkRuleTest, AddActionInTheConstructorReachesTheHost) {
+  const std::string action = R"({"name": "stoptraining", "training_job_prefix": "job-1"})";
+  CreateOk("Poller", {{"action", action}});
+  EXPECT_THAT(host_.actions, ElementsAre(action));
+  EXPECT_EQ(host_.calls["add_action"], 1);
+  // Without the parameter the rule adds nothing.
+  rule_->destroy(instance_);
+  instance_ = nullptr;
+  CreateOk("Poller");
+  EXPECT_EQ(host_.calls["add_action"], 1);
+}
+
+TEST_F(SdkRuleTest, AnActionTheHostRefusesFailsCreateWithTheHostText) {
+  litmus_ctx ctx = host_.NewCtx();
+  EXPECT_EQ(Create("Poller", {{"action", "stoptraining"}}, &ctx), LITMUS_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx.error, "fake host: add_action: not a JSON object or list: stoptraining");
+  EXPECT_EQ(instance_, nullptr);
+}
+
+TEST_F(SdkRuleTest, AHostWithoutAddActionFailsCreateCleanly) {
+  // A 1.1 host table cut before add_action (as a 1.0 host's is): the SDK must not read past it.
+  FakeHost small;
+  small.table().struct_size = offsetof(litmus_host_api_t, add_action);
+  litmus_ctx entry_ctx = small.NewCtx();
+  const litmus_plugin_api_t* api = nullptr;
+  ASSERT_EQ(litmus_plugin_entry_v1(&small.table(), &entry_ctx, &api), LITMUS_OK);
+  const litmus_rule_descriptor_t* poller = FindRule(api, "Poller");
+  const std::string action = R"({"name": "email", "endpoint": "a@b.cd"})";
+  const litmus_param_t params[] = {{{"fire_at", 7}, {"1", 1}}, {{"action", 6}, {action.data(), action.size()}}};
+  litmus_ctx ctx = small.NewCtx();
+  litmus_rule_instance_t* instance = nullptr;
+  EXPECT_EQ(poller->create(&ctx, params, 2, &instance), LITMUS_INTERNAL);
+  EXPECT_EQ(ctx.error, "the host does not provide add_action (host ABI 1.1)");
+  EXPECT_EQ(instance, nullptr);
+  EXPECT_EQ(small.calls["add_action"], 0);
+  litmus_ctx restore = host_.NewCtx();
+  ASSERT_EQ(litmus_plugin_entry_v1(&host_.table(), &restore, &api), LITMUS_OK);
+}
+
+TEST_F(SdkRuleTest, AnOlderHostIsRefusedByAnSdk11Plugin) {
+  FakeHost old;
+  old.table().abi_minor = 0;
+  old.table().struct_size = offsetof(litmus_host_api_t, add_action);
+  litmus_ctx ctx = old.NewCtx();
+  const litmus_plugin_api_t* api = nullptr;
+  EXPECT_EQ(litmus_plugin_entry_v1(&old.table(), &ctx, &api), LITMUS_INVALID_CONFIG);
+  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.1, litmus provides 1.0");
   litmus_ctx restore = host_.NewCtx();
   ASSERT_EQ(litmus_plugin_entry_v1(&host_.table(), &restore, &api), LITMUS_OK);
 }

@@ -291,5 +291,88 @@ TEST(RunCli, RoguePlugins) {
   }
 }
 
+// ABI compatibility: a plugin built against the frozen 1.0 header (104-byte descriptors, two rules)
+// runs unchanged.
+TEST(RunCli, AnAbi10PluginRuns) {
+  const std::string plugin = std::string(LITMUS_TEST_PLUGIN_DIR) + "/abi_1_0_rules.so";
+  testing::TempDir out;
+  ProcessResult result = RunProcess(RunArgs(out.path(), {"--trial", testing::FixturePath("pt_exploding").string(),
+                                                          "--plugin", plugin, "--rule", "OldFireAtStep", "--param",
+                                                          "fire_at_step=3"}),
+                                    kFastEnd);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(FiredSteps(out.path()), std::vector<int64_t>{3});
+  testing::TempDir quiet;
+  result = RunProcess(RunArgs(quiet.path(), {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin",
+                                             plugin, "--rule", "OldNeverFires"}),
+                      kFastEnd);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+}
+
+// ABI 1.1 on_poll: called while the trial does not grow; a condition met there is reported at the
+// rule's last evaluated step. pt_run_partial is in progress (no end marker): without on_poll the
+// job would follow it forever.
+TEST(RunCli, OnPollFiresWhileTheTrialDoesNotGrow) {
+  testing::TempDir out;
+  const ProcessResult result = RunProcess(
+      RunArgs(out.path(), {"--trial", testing::FixturePath("pt_run_partial").string(), "--plugin", TestRules(),
+                           "--rule", "PollFires", "--param", "polls=3"}),
+      kFastEnd, std::chrono::seconds(60));
+  ASSERT_FALSE(result.timed_out);
+  ASSERT_EQ(result.exit_code, 1) << result.err;
+  const Json report = ReadJson(out.path() / "rule-reports" / "PollFires.json");
+  const int64_t last_step = report["Details"]["last_step"].get<int64_t>();
+  EXPECT_GT(last_step, 0);
+  EXPECT_EQ(FiredSteps(out.path()), std::vector<int64_t>{last_step});
+  EXPECT_EQ(report["Details"]["poll"], 3);
+  EXPECT_EQ(ReadJson(out.path() / "status.json")["RuleEvaluationStatus"], "IssuesFound");
+}
+
+// ... and while the runner still waits for the trial's first collections file (reported at 0).
+TEST(RunCli, OnPollRunsWhileWaitingForTheTrial) {
+  testing::TempDir empty_trial, out;
+  const ProcessResult result = RunProcess(
+      RunArgs(out.path(), {"--trial", empty_trial.str(), "--plugin", TestRules(), "--rule", "PollFires", "--param",
+                           "polls=2"}),
+      kFastEnd, std::chrono::seconds(60));
+  ASSERT_FALSE(result.timed_out);
+  ASSERT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(FiredSteps(out.path()), std::vector<int64_t>{0});
+  EXPECT_EQ(testing::ReadWholeFile(out.path() / "message"),
+            "RuleEvaluationConditionMet: Evaluation of the rule PollFires at step 0 resulted in the condition being "
+            "met\n");
+}
+
+// With --keep-going a firing from on_poll does not end the rule; the job then runs until stopped.
+TEST(RunCli, OnPollWithKeepGoingFiresAgain) {
+  testing::TempDir out;
+  ChildProcess child(RunArgs(out.path(), {"--trial", testing::FixturePath("pt_run_partial").string(), "--plugin",
+                                          TestRules(), "--rule", "PollFires", "--param", "polls=2", "--keep-going"}));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(out.path() / "events.jsonl") && FiredSteps(out.path()).size() >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  child.Signal(SIGTERM);
+  const ProcessResult result = child.Wait(std::chrono::seconds(30));
+  ASSERT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 143) << result.err;
+  EXPECT_GE(FiredSteps(out.path()).size(), 2u);
+}
+
+TEST(RunCli, OnPollFailureIsAnInternalError) {
+  ExpectClientError({"--trial", testing::FixturePath("pt_run_partial").string(), "--plugin", TestRules(), "--rule",
+                     "PollFires", "--param", "polls=1", "--param", "fail_on_poll=true"},
+                    "on_poll failed on purpose", 3);
+}
+
+// smdebug's MissingCollectionFiles: the end marker without any collections file.
+TEST(RunCli, EndMarkerWithoutCollectionsIsAClientError) {
+  testing::TempDir trial;
+  trial.WriteFile("training_job_end.ts", "");
+  ExpectClientError({"--trial", trial.str(), "--plugin", TestRules(), "--rule", "NeverFires"},
+                    "All the collection files could not be loaded");
+}
+
 }  // namespace
 }  // namespace litmus

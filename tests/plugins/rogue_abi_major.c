@@ -1,12 +1,12 @@
 /* rogue_abi_major: its table claims ABI 2.0 while exporting the 1.x entry, and its entry does not
- * check the host: the host itself must refuse the table ("needs ABI 2.0, litmus provides 1.0").
+ * check the host: the host itself must refuse the table ("needs ABI 2.0, litmus provides 1.1").
  * Thread-safety: static tables only. */
 #include "rogue_common.h"
 
 static const litmus_rule_descriptor_t kRules[] = {
     {sizeof(litmus_rule_descriptor_t), sizeof(litmus_param_spec_t), ROGUE_STR("AbiMajorTwo"),
      ROGUE_STR("1.0.0"), ROGUE_STR("never fires; its plugin claims ABI 2.0"), NULL, 0,
-     rogue_create_ok, rogue_destroy, NULL, rogue_invoke_never},
+     rogue_create_ok, rogue_destroy, NULL, rogue_invoke_never, NULL},
 };
 
 static const litmus_plugin_api_t kPlugin = {sizeof(litmus_plugin_api_t), 2, 0, 0,

@@ -1,6 +1,6 @@
 // rogue_abi_minor_sdk: a C++ SDK plugin that claims ABI 1.99 (through the test-only override): the
 // SDK's own entry refuses an older host with LITMUS_INVALID_CONFIG and the text
-// "plugin rogue_abi_minor_sdk needs ABI 1.99, litmus provides 1.0". Thread-safety: as any rule.
+// "plugin rogue_abi_minor_sdk needs ABI 1.99, litmus provides 1.1". Thread-safety: as any rule.
 #define LITMUS_PLUGIN_ABI_MINOR 99
 #include <cstdint>
 

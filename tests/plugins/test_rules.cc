@@ -9,6 +9,10 @@
 //   DiffersFromOtherTrial  requires `tensor` (required string) at the step in the base trial and
 //               in the first other trial, and fires when their mean |x| differ by more than
 //               `tolerance` (float, default 0): exercises other trials end to end.
+//   PollFires   ABI 1.1: fires from on_poll at its `polls`-th call (required int), then counts
+//               again; with `fail_on_poll` true, on_poll fails instead (InvalidArgument); with
+//               `action` set, registers that action text with add_action in create. Never fires
+//               at a step.
 // Thread-safety: as any rule.
 #include <cmath>
 #include <cstdint>
@@ -106,6 +110,29 @@ class DiffersFromOtherTrial : public litmus::Rule {
   double tolerance_;
 };
 
+class PollFires : public litmus::Rule {
+ public:
+  explicit PollFires(const litmus::RuleArgs& args)
+      : Rule(args), polls_(param_int("polls")), fail_(param_bool("fail_on_poll")) {
+    if (const auto action = param_optional_string("action")) add_action(*action);
+  }
+
+  bool invoke_at_step(int64_t) override { return false; }
+  bool on_poll(int64_t last_step) override {
+    if (fail_) throw litmus::InvalidArgument("PollFires: on_poll failed on purpose");
+    if (++seen_ < polls_) return false;
+    report_detail("poll", seen_);
+    report_detail("last_step", last_step);
+    seen_ = 0;
+    return true;
+  }
+
+ private:
+  int64_t polls_;
+  bool fail_;
+  int64_t seen_ = 0;
+};
+
 }  // namespace
 
 LITMUS_RULE_PLUGIN(
@@ -122,4 +149,8 @@ LITMUS_RULE_PLUGIN(
     LITMUS_RULE(DiffersFromOtherTrial, "DiffersFromOtherTrial", "1.0.0",
                 "fires when a tensor's mean |x| differs from the first other trial's",
                 litmus::Required(litmus::StringParam("tensor", "", "the tensor to compare")),
-                litmus::FloatParam("tolerance", "0", "largest difference that does not fire")));
+                litmus::FloatParam("tolerance", "0", "largest difference that does not fire")),
+    LITMUS_RULE(PollFires, "PollFires", "1.0.0", "fires from on_poll at its polls-th call",
+                litmus::Required(litmus::IntParam("polls", "", "calls of on_poll until it fires")),
+                litmus::BoolParam("fail_on_poll", "false", "on_poll fails instead"),
+                litmus::StringParam("action", "None", "an action (JSON) to register in create")));

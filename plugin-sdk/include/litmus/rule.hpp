@@ -1,6 +1,7 @@
 // litmus/rule.hpp — the header-only C++20 layer for writing litmus rule plugins over the C ABI in
 // litmus/rule_abi.h: Rule base class, Trial/Tensor/TensorView handles, typed parameters,
-// RequiredTensors, logging and reports, and LITMUS_RULE_PLUGIN, which emits the plugin's only export.
+// RequiredTensors, logging and reports, on_poll and add_action (ABI 1.1), and LITMUS_RULE_PLUGIN,
+// which emits the plugin's only export.
 // Thread-safety: a Rule and every handle it hands out are used by one thread at a time (the host
 // calls an instance from one thread at a time); host access works only during a host call.
 #ifndef LITMUS_RULE_HPP_
@@ -429,7 +430,7 @@ inline void SnapshotHost(const litmus_host_api_t* host, litmus_host_api_t* out) 
 // ---- Tensor values ------------------------------------------------------------------------------
 
 // A borrowed, zero-copy view of one tensor value: valid only until the host call in which it was
-// obtained (create, set_required_tensors or invoke_at_step) returns. Copy what you keep.
+// obtained (create, set_required_tensors, invoke_at_step or on_poll) returns. Copy what you keep.
 class TensorView {
  public:
   TensorView() = default;
@@ -819,6 +820,15 @@ class Rule {
   virtual void set_required_tensors(int64_t step) { static_cast<void>(step); }
   // smdebug's invoke_at_step(step): true when the condition is met at global step `step`.
   virtual bool invoke_at_step(int64_t step) = 0;
+  // ABI 1.1: called while no new step arrives (after each poll of the trial that found nothing
+  // to evaluate, also while the host waits for the trial's first collections file), for rules
+  // that depend on time rather than data. last_step: the last global step evaluated for this
+  // rule, -1 if none. True = condition met (reported at last_step, or 0 when -1). Override only
+  // when needed: the host calls it only for rules that override it.
+  virtual bool on_poll(int64_t last_step) {
+    static_cast<void>(last_step);
+    return false;
+  }
 
   // The rule's class name as registered ("CustomGradientRule").
   const std::string& rule_name() const { return name_; }
@@ -910,7 +920,17 @@ class Rule {
   template <class... Args>
   void log_error(const Args&... args) const noexcept { log(LogLevel::kError, args...); }
 
-  // ---- Report (rule-reports/<name>.json); only inside invoke_at_step.
+  // ---- Actions (ABI 1.1). Only in the constructor: one more action to run when this rule's
+  // condition is met, besides the job's action_json, in that parameter's JSON form
+  // (rule-job-contract.md §8), e.g. {"name": "stoptraining", "training_job_prefix": "job-1"}.
+  // Throws InvalidArgument (the host's text) for text that is not a JSON object or list.
+  void add_action(std::string_view action_json) {
+    Check(HostFn(&litmus_host_api_t::add_action, "add_action")(Ctx("add_action"),
+                                                                internal::ToStr(action_json)),
+          "add_action");
+  }
+
+  // ---- Report (rule-reports/<name>.json); only inside invoke_at_step and on_poll.
   void report_violations(int64_t count) {
     HostFn(&litmus_host_api_t::report_violations, "report_violations")(Ctx("report_violations"),
                                                                         count);
@@ -963,8 +983,8 @@ class Rule {
   }
   litmus_ctx_t* Ctx(const char* what) const {
     if (ctx_ == nullptr) {
-      throw Error(std::string(what) +
-                  ": host access outside a host call (create, set_required_tensors, invoke_at_step)");
+      throw Error(std::string(what) + ": host access outside a host call (create, "
+                                      "set_required_tensors, invoke_at_step, on_poll)");
     }
     return ctx_;
   }
@@ -1117,6 +1137,14 @@ class Rule {
       }
       pending_.erase(pending_.begin(), pending_.upper_bound(step));
       return invoke_at_step(step) ? LITMUS_CONDITION_MET : LITMUS_OK;
+    } catch (...) {
+      return internal::StatusFromCurrentException(host_, ctx);
+    }
+  }
+  litmus_status_t RunOnPoll(litmus_ctx_t* ctx, int64_t last_step) noexcept {
+    CallScope scope(this, ctx);
+    try {
+      return on_poll(last_step) ? LITMUS_CONDITION_MET : LITMUS_OK;
     } catch (...) {
       return internal::StatusFromCurrentException(host_, ctx);
     }
@@ -1356,6 +1384,7 @@ inline void LITMUS_ERROR_duplicate_rule_name() {}
 inline void LITMUS_ERROR_empty_rule_or_param_name() {}
 inline void LITMUS_ERROR_duplicate_param_name() {}
 inline void LITMUS_ERROR_unknown_param_type_use_float_int_bool_string_list_or_mode() {}
+inline void LITMUS_ERROR_on_poll_needs_a_plugin_built_for_ABI_1_1() {}
 
 struct Thunks {
   static void Destroy(litmus_rule_instance_t* instance) noexcept {
@@ -1375,6 +1404,11 @@ struct Thunks {
                                       int64_t step) noexcept {
     if (instance == nullptr) return LITMUS_INVALID_ARGUMENT;
     return reinterpret_cast<Rule*>(instance)->RunInvoke(ctx, step, kDeclaresRequirements);
+  }
+  static litmus_status_t OnPoll(litmus_rule_instance_t* instance, litmus_ctx_t* ctx,
+                                int64_t last_step) noexcept {
+    if (instance == nullptr) return LITMUS_INVALID_ARGUMENT;
+    return reinterpret_cast<Rule*>(instance)->RunOnPoll(ctx, last_step);
   }
 };
 
@@ -1438,6 +1472,10 @@ constexpr RuleEntry<T, sizeof...(P)> MakeRuleEntry(std::string_view name, std::s
   static_assert(std::is_same_v<SetRequiredType, void(int64_t)> ||
                     std::is_same_v<SetRequiredType, void(int64_t) noexcept>,
                 "LITMUS_RULE: set_required_tensors must be void set_required_tensors(int64_t step)");
+  using OnPollType = typename MemberFunction<decltype(&T::on_poll)>::type;
+  static_assert(std::is_same_v<OnPollType, bool(int64_t)> ||
+                    std::is_same_v<OnPollType, bool(int64_t) noexcept>,
+                "LITMUS_RULE: on_poll must be bool on_poll(int64_t last_step)");
   static_assert(!std::is_abstract_v<T>, "LITMUS_RULE: the class is abstract");
   static_assert(std::is_constructible_v<T, const RuleArgs&>,
                 "LITMUS_RULE: the class needs a public constructor T(const litmus::RuleArgs&) that "
@@ -1454,6 +1492,10 @@ template <class T>
 constexpr bool kDeclaresRequirements =
     !std::is_same_v<decltype(&T::set_required_tensors), void (Rule::*)(int64_t)>;
 
+// True when T (or a base between it and Rule) overrides on_poll.
+template <class T>
+constexpr bool kPolls = !std::is_same_v<decltype(&T::on_poll), bool (Rule::*)(int64_t)>;
+
 template <size_t N>
 struct ParamTable {
   std::array<litmus_param_spec_t, N> specs{};
@@ -1469,7 +1511,7 @@ class PluginTables {
                          std::string_view version, Entries... entries)
       : param_tables_{MakeParamTable(entries)...} {
     static_assert(sizeof...(Entries) > 0, "LITMUS_RULE_PLUGIN: declare at least one rule");
-    Fill(std::index_sequence_for<Entries...>{}, entries...);
+    Fill(std::index_sequence_for<Entries...>{}, abi_minor, entries...);
     api_.struct_size = sizeof(litmus_plugin_api_t);
     api_.abi_major = abi_major;
     api_.abi_minor = abi_minor;
@@ -1507,11 +1549,12 @@ class PluginTables {
     return table;
   }
   template <size_t... I>
-  constexpr void Fill(std::index_sequence<I...>, const Entries&... entries) {
-    (FillOne<I>(entries), ...);
+  constexpr void Fill(std::index_sequence<I...>, uint32_t abi_minor, const Entries&... entries) {
+    (FillOne<I>(abi_minor, entries), ...);
   }
+  // abi_minor: the minor the plugin declares; members since a later minor stay NULL.
   template <size_t I, class E>
-  constexpr void FillOne(const E& entry) {
+  constexpr void FillOne(uint32_t abi_minor, const E& entry) {
     using T = typename E::RuleType;
     if (entry.name.empty()) LITMUS_ERROR_empty_rule_or_param_name();
     for (size_t j = 0; j < I; ++j) {
@@ -1532,6 +1575,10 @@ class PluginTables {
     d.destroy = &Thunks::Destroy;
     d.set_required_tensors = kDeclaresRequirements<T> ? &Thunks::SetRequiredTensors : nullptr;
     d.invoke_at_step = &Thunks::InvokeAtStep<kDeclaresRequirements<T>>;
+    // since 1.1: a rule that relies on on_poll cannot claim an older ABI (its host would never
+    // call it).
+    if (kPolls<T> && abi_minor < 1) LITMUS_ERROR_on_poll_needs_a_plugin_built_for_ABI_1_1();
+    d.on_poll = kPolls<T> && abi_minor >= 1 ? &Thunks::OnPoll : nullptr;
   }
 
   std::tuple<ParamTable<std::tuple_size_v<decltype(Entries::params)>>...> param_tables_;

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define LITMUS_ABI_MAJOR 1
-#define LITMUS_ABI_MINOR 0
+#define LITMUS_ABI_MINOR 1
 #define LITMUS_PLUGIN_ENTRY litmus_plugin_entry_v1
 #define LITMUS_PLUGIN_ENTRY_NAME "litmus_plugin_entry_v1"
 
@@ -157,11 +157,12 @@ typedef struct litmus_param {
 typedef struct litmus_ctx litmus_ctx_t;
 
 /* ---- Host table: services the engine offers plugins ------------------------------------------
- * Every function: Required (always non-NULL in ABI 1.0 unless noted). Threading: only on the thread
- * of the call that received ctx, only during that call. Ownership: outputs are borrowed until that
- * call returns. `trial` indexes the trials of the job: 0 = base trial, 1.. = other trials.
- * Query functions return LITMUS_OK or a status; on error they have already recorded a message
- * that the plugin may pass on or replace with set_error.                                            */
+ * Every function: Required (non-NULL in every host of the minor that introduced it; 1.0 unless
+ * marked "since 1.N"). Threading: only on the thread of the call that received ctx, only during
+ * that call. Ownership: outputs are borrowed until that call returns. `trial` indexes the trials
+ * of the job: 0 = base trial, 1.. = other trials. Query functions return LITMUS_OK or a status;
+ * on error they have already recorded a message that the plugin may pass on or replace with
+ * set_error.                                                                                      */
 typedef struct litmus_host_api {
   uint32_t struct_size;
   uint32_t abi_major;
@@ -225,9 +226,21 @@ typedef struct litmus_host_api {
                                     const int64_t* steps, size_t step_count, uint32_t should_match_regex);
 
   /* Report (rule-reports/<name>.json): adds to the Violations count, and sets Details.<key> to a
-     JSON value given as text (invalid JSON is stored as a string). Only inside invoke_at_step. */
+     JSON value given as text (invalid JSON is stored as a string). Only inside invoke_at_step
+     (and, since 1.1, on_poll). */
   void (*report_violations)(litmus_ctx_t* ctx, int64_t count);
   void (*report_detail)(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_value);
+
+  /* since 1.1 ----------------------------------------------------------------------------------
+     Required in a host that reports minor >= 1 (and whose struct_size covers it).
+     Only valid inside create: registers, for the rule instance being created, one more action to
+     run when that rule's condition is met, besides those of the job's `action_json` parameter.
+     action_json uses that parameter's JSON form (rule-job-contract.md §8): one object such as
+     {"name": "stoptraining", "training_job_prefix": "<prefix>"}, or a list of such objects.
+     Ownership: copied at once. Outcomes: LITMUS_OK; LITMUS_INVALID_ARGUMENT outside create, or
+     for text that is not a JSON object or list of objects (with an error text). Which actions
+     exist and what they do is the host's business (StopTraining, Email, SMS). */
+  litmus_status_t (*add_action)(litmus_ctx_t* ctx, litmus_str_t action_json);
 } litmus_host_api_t;
 
 /* ---- Plugin tables -------------------------------------------------------------------------- */
@@ -275,6 +288,18 @@ typedef struct litmus_rule_descriptor {
      LITMUS_CONDITION_MET, a skip status (tensor/step unavailable), LITMUS_NO_MORE_DATA to end the
      rule, or an error status with set_error. */
   litmus_status_t (*invoke_at_step)(litmus_rule_instance_t* instance, litmus_ctx_t* ctx, int64_t step);
+
+  /* since 1.1 ----------------------------------------------------------------------------------
+     Optional (may be NULL; a host reads it only when struct_size covers it). For rules that
+     depend on time rather than on data (StalledTrainingRule): the host calls it after each poll of
+     the trial that found no new step to evaluate, at its poll interval, including while it still
+     waits for the base trial's first collections file. last_step: the last global step the host
+     evaluated for this rule, or -1 if none yet. Never concurrently with the instance's other calls.
+     Returns LITMUS_OK (nothing to say), LITMUS_CONDITION_MET (reported like a condition met by
+     invoke_at_step at last_step, or at step 0 when last_step is -1; it ends the rule unless the
+     job keeps going), LITMUS_NO_MORE_DATA to end the rule, or an error status with set_error.
+     report_violations / report_detail may be called here as in invoke_at_step. */
+  litmus_status_t (*on_poll)(litmus_rule_instance_t* instance, litmus_ctx_t* ctx, int64_t last_step);
 } litmus_rule_descriptor_t;
 
 typedef struct litmus_plugin_api {

@@ -415,6 +415,37 @@ TEST_F(HostApiTest, ReportAndSetError) {
   EXPECT_TRUE(ctx_->error.empty());
 }
 
+// ABI 1.1.
+TEST_F(HostApiTest, AddActionOnlyInsideCreateAndOnlyJsonObjects) {
+  const std::string stop = R"({"name": "stoptraining", "training_job_prefix": "job-1"})";
+  const std::string both = R"([{"name": "email", "endpoint": "a@b.cd"}, {"name": "sms", "endpoint": "+1"}])";
+  EXPECT_EQ(host_->add_action(ctx(), S(stop)), LITMUS_INVALID_ARGUMENT);  // SetUp's phase: invoke
+  EXPECT_EQ(ctx_->error, "add_action is only valid inside create");
+  ctx_->BeginCall(PluginCallPhase::kCreate);
+  EXPECT_EQ(host_->add_action(ctx(), S(stop)), LITMUS_OK) << ctx_->error;
+  EXPECT_EQ(host_->add_action(ctx(), S(both)), LITMUS_OK) << ctx_->error;
+  for (const char* bad : {"stoptraining", "[]", "[1]", "{\"name\": ", "\"text\""}) {
+    SCOPED_TRACE(bad);
+    EXPECT_EQ(host_->add_action(ctx(), S(bad)), LITMUS_INVALID_ARGUMENT);
+    EXPECT_THAT(ctx_->error, HasSubstr("add_action: expected a JSON object"));
+  }
+  const litmus_str_t null_data = {nullptr, 3};
+  EXPECT_EQ(host_->add_action(ctx(), null_data), LITMUS_INVALID_ARGUMENT);
+  ctx_->EndCall();  // the actions outlive the call
+  EXPECT_THAT(ctx_->added_actions, ElementsAre(stop, both));
+}
+
+TEST_F(HostApiTest, ReportInsideOnPollButNotInSetRequiredTensors) {
+  ctx_->BeginCall(PluginCallPhase::kPoll);
+  host_->report_violations(ctx(), 1);
+  host_->report_detail(ctx(), S("seconds"), S("3"));
+  std::vector<TensorRequirement> requirements;
+  ctx_->BeginCall(PluginCallPhase::kSetRequiredTensors, &requirements);
+  host_->report_violations(ctx(), 10);  // ignored with a warning
+  EXPECT_EQ(report_.violations, 1);
+  EXPECT_EQ(report_.details_json.at("seconds"), "3");
+}
+
 TEST_F(HostApiTest, ContextsOfDifferentInstancesRunConcurrently) {
   constexpr int kThreads = 4;
   std::vector<std::thread> threads;

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -57,6 +58,27 @@ TEST(PluginLoader, GoodPluginLoadsAndListsItsRules) {
   EXPECT_EQ(stalled->params[0].type, "int");
 }
 
+// ABI 1.1 appended on_poll to the rule descriptor: a plugin built against the 1.0 header (104-byte
+// descriptors, no on_poll) must still load, with the host stepping by the plugin's stride and
+// never reading on_poll.
+TEST(PluginLoader, AnAbi10PluginStillLoads) {
+  PluginRegistry registry;
+  LITMUS_ASSERT_OK(registry.LoadFile(LITMUS_TEST_PLUGIN_ABI_1_0));
+  EXPECT_THAT(Names(registry), ::testing::ElementsAre("OldFireAtStep", "OldNeverFires"));
+  LITMUS_ASSERT_OK_AND_ASSIGN(const LoadedRule* rule, registry.FindRule("OldFireAtStep"));
+  EXPECT_EQ(rule->descriptor->struct_size, offsetof(litmus_rule_descriptor_t, on_poll));
+  EXPECT_EQ(rule->on_poll, nullptr);
+  ASSERT_EQ(rule->params.size(), 1u);
+  EXPECT_EQ(rule->params[0].name, "fire_at_step");
+  // A 1.1 plugin's rule keeps its on_poll, and one without it has none.
+  LITMUS_ASSERT_OK(registry.LoadFile(LITMUS_TEST_RULES_PLUGIN));
+  LITMUS_ASSERT_OK_AND_ASSIGN(const LoadedRule* polls, registry.FindRule("PollFires"));
+  EXPECT_EQ(polls->descriptor->struct_size, sizeof(litmus_rule_descriptor_t));
+  EXPECT_NE(polls->on_poll, nullptr);
+  LITMUS_ASSERT_OK_AND_ASSIGN(const LoadedRule* never, registry.FindRule("NeverFires"));
+  EXPECT_EQ(never->on_poll, nullptr);
+}
+
 TEST(PluginLoader, LoadingTheSameFileTwiceIsANoOp) {
   TempDir dir;
   const fs::path link = dir.path() / "link.so";
@@ -103,9 +125,9 @@ TEST(PluginLoader, MissingEntrySymbol) {
   ExpectLoadError(LITMUS_TEST_PLUGIN_NO_ENTRY, ": no symbol litmus_plugin_entry_v1 (not a litmus plugin?)");
 }
 
-TEST(PluginLoader, WrongMajor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MAJOR, " needs ABI 2.0, litmus provides 1.0"); }
+TEST(PluginLoader, WrongMajor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MAJOR, " needs ABI 2.1, litmus provides 1.1"); }
 
-TEST(PluginLoader, NewerMinor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MINOR, " needs ABI 1.99, litmus provides 1.0"); }
+TEST(PluginLoader, NewerMinor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MINOR, " needs ABI 1.99, litmus provides 1.1"); }
 
 TEST(PluginLoader, NullCreate) {
   ExpectLoadError(LITMUS_TEST_PLUGIN_NULL_CREATE, "rule #1 (NoCreate): create is NULL");
@@ -249,7 +271,7 @@ TEST(PluginLoader, SearchFolderWithABrokenLitmusPluginFails) {
   PluginRegistry registry;
   const Status status = registry.LoadDirectory(dir.str());
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "plugin " + minor + " needs ABI 1.99, litmus provides 1.0");
+  EXPECT_EQ(status.message(), "plugin " + minor + " needs ABI 1.99, litmus provides 1.1");
 }
 
 TEST(PluginLoader, MissingFolder) {

@@ -171,5 +171,43 @@ TEST_F(RuleInstanceTest, PluginBugsAndPhases) {
   EXPECT_EQ(reporting->report().violations, 0);  // report_* outside invoke_at_step is ignored
 }
 
+// ABI 1.1: on_poll and add_action through the real host, with the SDK-built PollFires rule.
+TEST_F(RuleInstanceTest, PollAndAddedActions) {
+  LITMUS_ASSERT_OK(registry_.LoadFile(LITMUS_TEST_RULES_PLUGIN));
+  LITMUS_ASSERT_OK_AND_ASSIGN(const LoadedRule* polls, registry_.FindRule("PollFires"));
+  const std::string action = R"({"name": "stoptraining", "training_job_prefix": "job-1"})";
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto rule, RuleInstance::Create(*polls, "Polls", {trial_.get()},
+                                                              {{"polls", "2"}, {"action", action}}, nullptr));
+  EXPECT_TRUE(rule->polls());
+  EXPECT_THAT(rule->extra_action_json(), ElementsAre(action));
+  EXPECT_EQ(rule->Poll(-1).status, LITMUS_OK);
+  const PluginCallResult met = rule->Poll(4);
+  EXPECT_EQ(met.status, LITMUS_CONDITION_MET);
+  EXPECT_EQ(rule->report().details_json.at("last_step"), "4");
+
+  // A rule that adds an action the host refuses does not get created.
+  auto bad = RuleInstance::Create(*polls, "Bad", {trial_.get()}, {{"polls", "1"}, {"action", "stop"}}, nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("add_action: expected a JSON object"));
+
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto failing, RuleInstance::Create(*polls, "Failing", {trial_.get()},
+                                                                 {{"polls", "1"}, {"fail_on_poll", "true"}}, nullptr));
+  const PluginCallResult failed = failing->Poll(0);
+  EXPECT_EQ(failed.status, LITMUS_INVALID_ARGUMENT);
+  EXPECT_EQ(failed.message, "PollFires: on_poll failed on purpose");
+  EXPECT_TRUE(failing->extra_action_json().empty());
+}
+
+TEST_F(RuleInstanceTest, AnAbi10RuleRunsAndIsNeverPolled) {
+  LITMUS_ASSERT_OK(registry_.LoadFile(LITMUS_TEST_PLUGIN_ABI_1_0));
+  LITMUS_ASSERT_OK_AND_ASSIGN(const LoadedRule* old, registry_.FindRule("OldFireAtStep"));
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto rule,
+                              RuleInstance::Create(*old, "Old", {trial_.get()}, {{"fire_at_step", "3"}}, nullptr));
+  EXPECT_FALSE(rule->polls());
+  EXPECT_EQ(rule->Poll(5).status, LITMUS_OK);  // nothing to call
+  EXPECT_EQ(rule->Invoke(2).status, LITMUS_OK);
+  EXPECT_EQ(rule->Invoke(3).status, LITMUS_CONDITION_MET);
+}
+
 }  // namespace
 }  // namespace litmus

@@ -530,10 +530,13 @@ litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_
   });
 }
 
-// report_* outside invoke_at_step is a plugin bug that must not fail the rule: logged, ignored.
+// report_* outside invoke_at_step / on_poll is a plugin bug that must not fail the rule: logged,
+// ignored.
 bool CheckReportPhase(litmus_ctx_t* ctx, const char* function) {
-  if (ctx->phase == PluginCallPhase::kInvoke && ctx->report != nullptr) return true;
-  spdlog::warn("{}: {} called outside invoke_at_step (ignored; plugin bug)", ctx->log_tag, function);
+  if ((ctx->phase == PluginCallPhase::kInvoke || ctx->phase == PluginCallPhase::kPoll) && ctx->report != nullptr) {
+    return true;
+  }
+  spdlog::warn("{}: {} called outside invoke_at_step and on_poll (ignored; plugin bug)", ctx->log_tag, function);
   return false;
 }
 
@@ -570,6 +573,29 @@ void HostReportDetail(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_val
   }
 }
 
+// ABI 1.1. Checks only the JSON shape (an object, or a list of objects); what each action means
+// is decided where the rule's actions run (see RuleInstance::extra_action_json).
+litmus_status_t HostAddAction(litmus_ctx_t* ctx, litmus_str_t action_json) noexcept {
+  return Guarded(ctx, "add_action", [&]() -> litmus_status_t {
+    if (ctx->phase != PluginCallPhase::kCreate) {
+      return Fail(ctx, LITMUS_INVALID_ARGUMENT, "add_action is only valid inside create");
+    }
+    std::optional<std::string> text = ToString(ctx, action_json, "add_action", "action_json");
+    if (!text) return LITMUS_INVALID_ARGUMENT;
+    const nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    const auto is_object = [](const nlohmann::json& action) { return action.is_object(); };
+    const bool objects = parsed.is_object() ||
+                         (parsed.is_array() && !parsed.empty() && std::all_of(parsed.begin(), parsed.end(), is_object));
+    if (!objects) {
+      return Fail(ctx, LITMUS_INVALID_ARGUMENT,
+                  "add_action: expected a JSON object such as {\"name\": \"stoptraining\", "
+                  "\"training_job_prefix\": \"...\"} or a list of them, got '" + *text + "'");
+    }
+    ctx->added_actions.push_back(std::move(*text));
+    return LITMUS_OK;
+  });
+}
+
 constexpr litmus_host_api_t kHostApi = {
     .struct_size = sizeof(litmus_host_api_t),
     .abi_major = LITMUS_ABI_MAJOR,
@@ -592,6 +618,7 @@ constexpr litmus_host_api_t kHostApi = {
     .require_tensor = HostRequireTensor,
     .report_violations = HostReportViolations,
     .report_detail = HostReportDetail,
+    .add_action = HostAddAction,
 };
 
 }  // namespace

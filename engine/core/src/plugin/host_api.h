@@ -35,9 +35,10 @@ struct RuleReport {
   std::map<std::string, std::string> details_json;
 };
 
-// Which plugin function is running; it decides which host services are allowed (require_tensor
-// only in set_required_tensors, report_* only in invoke_at_step).
-enum class PluginCallPhase { kIdle, kEntry, kCreate, kSetRequiredTensors, kInvoke };
+// Which plugin function is running; it decides which host services are allowed (add_action only
+// in create, require_tensor only in set_required_tensors, report_* only in invoke_at_step and
+// on_poll).
+enum class PluginCallPhase { kIdle, kEntry, kCreate, kSetRequiredTensors, kInvoke, kPoll };
 
 // The host table (ABI LITMUS_ABI_MAJOR.LITMUS_ABI_MINOR); static, valid for the process's life.
 const litmus_host_api_t* HostApi();
@@ -70,6 +71,10 @@ struct litmus_ctx {
   const std::string log_tag;
   const std::vector<litmus::Trial*> trials;
   litmus::RuleReport* const report;
+
+  // Accumulated over the context's life: the add_action texts of create (ABI 1.1), in call order,
+  // each a JSON object or list of objects in action_json's form.
+  std::vector<std::string> added_actions;
 
   // The current call.
   litmus::PluginCallPhase phase = litmus::PluginCallPhase::kIdle;

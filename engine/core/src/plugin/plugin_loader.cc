@@ -137,11 +137,14 @@ StatusOr<std::shared_ptr<const LoadedPlugin>> ReadPluginTable(const litmus_plugi
     return InvalidArgumentError(who + ": rules is NULL but rule_count is " + std::to_string(table->rule_count) +
                                 " (plugin bug)");
   }
+  // Descriptors grow by appending (on_poll since 1.1): the 1.0 size is the smallest valid one.
+  constexpr size_t kDescriptorSize10 = offsetof(litmus_rule_descriptor_t, on_poll);
+  constexpr size_t kOnPollEnd = kDescriptorSize10 + sizeof(litmus_rule_descriptor_t::on_poll);
   const uint32_t stride = table->rule_count > 0 ? table->rules[0].struct_size : 0;
-  if (table->rule_count > 0 && stride < sizeof(litmus_rule_descriptor_t)) {
+  if (table->rule_count > 0 && stride < kDescriptorSize10) {
     return InvalidArgumentError(who + ": rule descriptor struct_size " + std::to_string(stride) +
-                                " is smaller than the ABI 1.0 size " +
-                                std::to_string(sizeof(litmus_rule_descriptor_t)) + " (plugin bug)");
+                                " is smaller than the ABI 1.0 size " + std::to_string(kDescriptorSize10) +
+                                " (plugin bug)");
   }
   std::set<std::string> rule_names;  // lower-case, to refuse two rules FindRule cannot tell apart
   for (size_t i = 0; i < table->rule_count; ++i) {
@@ -169,6 +172,7 @@ StatusOr<std::shared_ptr<const LoadedPlugin>> ReadPluginTable(const litmus_plugi
     rule.plugin_path = plugin->path;
     rule.plugin_name = plugin->name;
     rule.descriptor = d;
+    if (d->struct_size >= kOnPollEnd) rule.on_poll = d->on_poll;
 
     const size_t param_stride = d->param_spec_size == 0 ? sizeof(litmus_param_spec_t) : d->param_spec_size;
     if (param_stride < sizeof(litmus_param_spec_t)) {

@@ -29,6 +29,9 @@ struct LoadedRule {
   };
   std::vector<Param> params;
   const litmus_rule_descriptor_t* descriptor = nullptr;  // in the plugin's static table
+  // descriptor->on_poll (ABI 1.1) if the descriptor's struct_size covers it, else NULL: use this,
+  // never descriptor->on_poll, which an ABI 1.0 plugin's descriptor does not have.
+  litmus_status_t (*on_poll)(litmus_rule_instance_t*, litmus_ctx_t*, int64_t) = nullptr;
 };
 
 namespace internal {

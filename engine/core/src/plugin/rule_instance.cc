@@ -117,6 +117,15 @@ PluginCallResult RuleInstance::Invoke(int64_t step) {
   return result;
 }
 
+PluginCallResult RuleInstance::Poll(int64_t last_step) {
+  if (rule_.on_poll == nullptr) return {LITMUS_OK, ""};
+  ctx_.BeginCall(PluginCallPhase::kPoll);
+  const litmus_status_t status = CallPlugin(ctx_, [&] { return rule_.on_poll(instance_, &ctx_, last_step); });
+  PluginCallResult result = Finish(status, "on_poll");
+  ctx_.EndCall();
+  return result;
+}
+
 PluginCallResult RuleInstance::Finish(litmus_status_t status, const char* function) {
   const std::string text = ctx_.has_error ? ctx_.error : std::string();
   if (!IsKnownLitmusStatus(status)) {

@@ -50,6 +50,14 @@ class RuleInstance {
   PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out);
   // invoke_at_step(step): LITMUS_OK (not met), LITMUS_CONDITION_MET, a skip status, ...
   PluginCallResult Invoke(int64_t step);
+  // ABI 1.1: whether the rule has on_poll, and the call (LITMUS_OK when it has none): LITMUS_OK,
+  // LITMUS_CONDITION_MET, LITMUS_NO_MORE_DATA or an error. last_step = -1 before any step.
+  bool polls() const { return rule_.on_poll != nullptr; }
+  PluginCallResult Poll(int64_t last_step);
+  // ABI 1.1: the actions the rule registered with add_action during create, in order, each a JSON
+  // object or list of objects in action_json's form (rule-job-contract.md §8). They belong to
+  // this rule only and run, like the job's action_json, when its condition is met.
+  const std::vector<std::string>& extra_action_json() const { return ctx_.added_actions; }
 
   // Everything report_violations / report_detail recorded so far.
   const RuleReport& report() const { return report_; }

@@ -101,7 +101,8 @@ struct JobRunner::Impl {
   }
 
   // smdebug's create_trial waits for the collections files; the end marker without them is
-  // MissingCollectionFiles.
+  // MissingCollectionFiles. Rules with on_poll are polled meanwhile (a job that never writes
+  // anything must still be able to stall); returns early once every rule has ended.
   Status WaitForCollections(Trial& trial) {
     bool warned = false;
     auto started = std::chrono::steady_clock::now();
@@ -120,10 +121,68 @@ struct JobRunner::Impl {
                      trial.root());
         warned = true;
       }
+      if (PollIdleRules() && AllRulesDone()) return OkStatus();
       if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return OkStatus();
       LITMUS_RETURN_IF_ERROR(trial.Refresh());
     }
   }
+
+  // Waits for every trial's collections files (after RuleStarted, so that a rule's on_poll can
+  // fire meanwhile). A failure ends every rule still running with that ClientError.
+  void WaitForTrials() {
+    for (auto& trial : trials) {
+      if (Status s = WaitForCollections(*trial); !s.ok()) {
+        for (auto& r : rules) {
+          if (r->done) continue;
+          r->exit_code = kExitClientError;
+          EndRule(*r, RuleStatus::kError, "ClientError: " + s.message());
+        }
+        return;
+      }
+      if (stop->ShouldStop() || AllRulesDone()) return;  // Loop() handles both
+    }
+  }
+
+  bool AllRulesDone() const {
+    return std::all_of(rules.begin(), rules.end(), [](const auto& r) { return r->done; });
+  }
+
+  // ABI 1.1: calls on_poll of every running rule that has one, when no step is ready to evaluate.
+  // A condition met is reported at the rule's last evaluated step (0 before any). Returns true if
+  // a rule ended.
+  bool PollIdleRules() {
+    bool ended = false;
+    for (auto& r : rules) {
+      if (r->done || !r->instance->polls()) continue;
+      std::string message;
+      switch (Classify(*r, r->instance->Poll(r->last_step), &message)) {
+        case StepOutcome::kNotMet:
+        case StepOutcome::kSkipped:
+          break;
+        case StepOutcome::kMet:
+          Fired(*r, std::max<int64_t>(r->last_step, 0));
+          break;
+        case StepOutcome::kNoMoreData:
+          EndRule(*r, RuleStatus::kNoIssuesFound, "no more data");
+          break;
+        case StepOutcome::kClientError:
+          r->exit_code = kExitClientError;
+          EndRule(*r, RuleStatus::kError, "ClientError: " + message);
+          break;
+        case StepOutcome::kInternalError:
+          r->exit_code = kExitInternal;
+          EndRule(*r, RuleStatus::kError, "InternalServerError: " + message);
+          break;
+      }
+      ended |= r->done;
+    }
+    return ended;
+  }
+
+  // The actions a rule registered itself with add_action (ABI 1.1), besides the job's
+  // r.config.action_json. The actions machinery runs both when the rule's condition is met (see
+  // Fired); until it is connected, they are logged as ActionRequested lines.
+  static const std::vector<std::string>& ExtraActions(const RuleState& r) { return r.instance->extra_action_json(); }
 
   Status LoadAllPlugins() {
     std::vector<std::string> files = config.plugin_files;
@@ -183,12 +242,9 @@ struct JobRunner::Impl {
       state->config.rule = rule.name;  // the class name, for messages
       if (state->config.configuration_name.empty()) state->config.configuration_name = rule.name;
     }
-    // Only now wait for the trials' collections files (training may not have saved its first
-    // step yet): configuration errors are reported at once, not after training starts.
-    for (auto& trial : trials) {
-      if (Status s = WaitForCollections(*trial); !s.ok()) return client_error(s);
-      if (stop->ShouldStop()) return kExitOk;  // handled by the caller's stop check
-    }
+    // The trials' collections files are waited for later (WaitForTrials; training may not have
+    // saved its first step yet): configuration errors are reported at once, not after training
+    // starts.
     return kExitOk;
   }
 
@@ -396,6 +452,10 @@ struct JobRunner::Impl {
                      .mode_step = mode ? std::optional<int64_t>(mode->second) : std::nullopt,
                      .message = message,
                      .status = std::nullopt});
+    for (const std::string& action : ExtraActions(r)) {
+      spdlog::info("{}: ActionRequested {} (registered by the rule) at step {}", r.config.configuration_name, action,
+                   step);
+    }
     if (!config.keep_going) EndRule(r, RuleStatus::kIssuesFound, "RuleEvaluationConditionMet: " + message);
   }
 
@@ -526,7 +586,8 @@ struct JobRunner::Impl {
         MaybeWriteReports(false);
         continue;
       }
-      // Nothing to evaluate: wait, then look for new files.
+      // Nothing to evaluate: time-based rules get their on_poll, then wait and look for new files.
+      if (PollIdleRules()) continue;
       MaybeWriteReports(false);
       if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) continue;
       JoinPrefetch();
@@ -616,7 +677,12 @@ int JobRunner::Run() {
                        .mode_step = std::nullopt,
                        .message = "Started execution of rule " + r->config.rule + " at step " + std::to_string(r->cursor),
                        .status = std::nullopt});
+    for (const std::string& action : s.ExtraActions(*r)) {
+      spdlog::info("{}: the rule registered action {} (runs when its condition is met)", r->config.configuration_name,
+                   action);
+    }
   }
+  s.WaitForTrials();
   const int loop = s.Loop();
   const int code = s.Finish();
   return loop == kExitStopped && code != kExitInternal && code != kExitClientError ? kExitStopped : code;

@@ -189,7 +189,7 @@ static const litmus_param_spec_t kStalledParams[] = {
 #define DESCRIPTOR(name, params, count, create, destroy, srt, invoke)                                               \
   {                                                                                                                 \
     sizeof(litmus_rule_descriptor_t), sizeof(litmus_param_spec_t), STR(name), STR("1.2.3"), STR("test rule " name), \
-        params, count, create, destroy, srt, invoke                                                                 \
+        params, count, create, destroy, srt, invoke, NULL                                                           \
   }
 
 #if TEST_PLUGIN_VARIANT == 1
