@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's main-job command: installs dependencies, builds litmus, writes an example trial with
 # the simulated training program (an MLP whose gradients explode), and runs the rule-evaluation
-# job on it with the example CustomGradientRule plugin, printing the verdict.
+# job on it with the built-in ExplodingTensor rule (found without --plugin), printing the verdict.
 # OUT (default /tmp/litmus-quickstart) receives the trial and the job's output files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,8 +14,7 @@ mkdir -p "$out"
 ./build/engine/cli/litmus inspect --no-values "$out/trial" | head -n 8
 set +e
 SMDEBUG_TRAINING_END_DELAY_REFRESH=0 ./build/engine/cli/litmus run --trial "$out/trial" \
-  --plugin build/examples/custom_rule/custom_gradient_rule.so --rule CustomGradientRule \
-  --param threshold=10 --output-dir "$out/rule-output" \
+  --rule ExplodingTensor --output-dir "$out/rule-output" \
   --message-file "$out/message" --failure-file "$out/failure"
 code=$?
 set -e

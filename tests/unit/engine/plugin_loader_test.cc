@@ -307,7 +307,7 @@ TEST(PluginLoader, SearchPathOrder) {
   EXPECT_EQ(path[1], (fs::current_path() / "relative/dir").string());
   EXPECT_EQ(path[2], "/env/one");
   EXPECT_EQ(path[3], "/env/two");
-  EXPECT_EQ(path[4], (fs::path(exe_dir).parent_path() / "lib/litmus/plugins").string());
+  EXPECT_EQ(path[4], (fs::path(exe_dir).parent_path() / LITMUS_INSTALL_PLUGIN_SUBDIR).string());
   // This test runs from the build tree: the build tree's built-in rules come last.
   EXPECT_EQ(path.back().substr(path.back().size() - std::string("/builtin-rules").size()), "/builtin-rules");
 }

@@ -108,6 +108,13 @@ TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
   warnings.clear();
   LITMUS_EXPECT_OK(RuleInstance::Create(no_params, "N", {trial_.get()}, {{"x", "1"}}, &warnings).status());
   EXPECT_THAT(warnings, ElementsAre("rule NLPSequenceRatio: unknown parameter 'x' (ignored); known: none"));
+
+  // Several unknown keys: one warning listing them all.
+  warnings.clear();
+  LITMUS_EXPECT_OK(
+      RuleInstance::Create(no_params, "N", {trial_.get()}, {{"x", "1"}, {"nym_steps", "3"}}, &warnings).status());
+  EXPECT_THAT(warnings,
+              ElementsAre("rule NLPSequenceRatio: unknown parameters 'nym_steps', 'x' (ignored); known: none"));
 }
 
 TEST_F(RuleInstanceTest, CreateFailures) {

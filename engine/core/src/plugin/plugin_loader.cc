@@ -474,7 +474,9 @@ std::vector<std::string> PluginSearchPath(const std::vector<std::string>& plugin
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path bin = exe.parent_path();
-    add((bin / ".." / "lib" / "litmus" / "plugins").string());
+    // <prefix>/<libdir>/litmus/plugins, libdir as configured (lib, or lib/x86_64-linux-gnu for
+    // a /usr prefix on Debian; an absolute libdir replaces the prefix).
+    add((bin / ".." / LITMUS_INSTALL_PLUGIN_SUBDIR).string());
 #if defined(LITMUS_BUILD_DIR) && defined(LITMUS_BUILD_PLUGIN_DIR)
     // Only a binary running from the build tree uses the build tree's plugins: an installed
     // litmus must not pick up a stale developer build.

@@ -90,10 +90,10 @@ class PluginRegistry {
 };
 
 // The default plugin search path, in precedence order: `plugin_dirs` (--plugin-dir), then
-// $LITMUS_PLUGIN_PATH (colon-separated), then the install location <prefix>/lib/litmus/plugins
-// (the executable is <prefix>/bin/litmus), then, when the executable runs from the build tree,
-// the build tree's built-in rules (<build>/builtin-rules). Duplicates removed; folders need not
-// exist.
+// $LITMUS_PLUGIN_PATH (colon-separated), then the install location <prefix>/<libdir>/litmus/plugins
+// (the executable is <prefix>/bin/litmus; libdir as configured, usually lib), then, when the
+// executable runs from the build tree, the build tree's built-in rules (<build>/builtin-rules).
+// Duplicates removed; folders need not exist.
 std::vector<std::string> PluginSearchPath(const std::vector<std::string>& plugin_dirs);
 
 // What `litmus run` and `litmus rules` do: every file of `plugin_files`, every folder of

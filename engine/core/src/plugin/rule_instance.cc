@@ -35,15 +35,21 @@ StatusOr<std::unique_ptr<RuleInstance>> RuleInstance::Create(const LoadedRule& r
                                                              const std::map<std::string, std::string>& params,
                                                              std::vector<std::string>* warnings) {
   const std::string who = "rule " + rule.name + " (plugin " + rule.plugin_path + ")";
-  std::string known;
+  // One warning listing every unknown key (the official examples contain misspelled keys).
+  std::string known, unknown;
+  size_t unknown_count = 0;
   for (const LoadedRule::Param& p : rule.params) known += (known.empty() ? "" : ", ") + p.name;
   for (const auto& [key, value] : params) {
     const bool declared =
         std::any_of(rule.params.begin(), rule.params.end(), [&](const LoadedRule::Param& p) { return p.name == key; });
-    if (!declared && warnings != nullptr) {
-      warnings->push_back("rule " + rule.name + ": unknown parameter '" + key +
-                          "' (ignored); known: " + (known.empty() ? "none" : known));
+    if (!declared) {
+      unknown += (unknown.empty() ? "'" : ", '") + key + "'";
+      ++unknown_count;
     }
+  }
+  if (unknown_count > 0 && warnings != nullptr) {
+    warnings->push_back("rule " + rule.name + ": unknown parameter" + (unknown_count > 1 ? "s " : " ") + unknown +
+                        " (ignored); known: " + (known.empty() ? "none" : known));
   }
   // Every declared parameter reaches create: the user's value or the default.
   std::vector<std::pair<std::string, std::string>> values;

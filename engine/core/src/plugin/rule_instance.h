@@ -31,10 +31,11 @@ struct PluginCallResult {
 class RuleInstance {
  public:
   // Validates `params` against the rule's schema: unknown keys are appended to *warnings (may be
-  // null) one line each ("rule VanishingGradient: unknown parameter 'thresold' (ignored); known:
-  // threshold"); a missing required one is InvalidArgument naming the key. Applies defaults and
-  // calls create. create returning LITMUS_INVALID_CONFIG -> InvalidArgument "rule X (plugin P):
-  // <message>"; any other failure -> Internal "rule X (plugin P): create failed: <message>".
+  // null) as one line listing them all ("rule VanishingGradient: unknown parameters 'thresold',
+  // 'x' (ignored); known: threshold"); a missing required one is InvalidArgument naming the key.
+  // Applies defaults and calls create. create returning LITMUS_INVALID_CONFIG -> InvalidArgument
+  // "rule X (plugin P): <message>"; any other failure -> Internal "rule X (plugin P): create
+  // failed: <message>".
   // REQUIRES: `rule` (its registry) and `trials` (base trial first) outlive the instance.
   static StatusOr<std::unique_ptr<RuleInstance>> Create(const LoadedRule& rule, std::string configuration_name,
                                                         std::vector<Trial*> trials,

@@ -317,6 +317,16 @@ struct JobRunner::Impl {
     return keys;
   }
 
+  // Whether the first worker's entry of `name` at `step` holds stored reductions but no raw value
+  // (a reduction_config without save_raw_tensor). Unlike smdebug's fetch, such a required tensor
+  // does not skip the step: the rule reads its reductions (builtin-rules.md §1.4), and a rule
+  // that asks for the value gets TensorUnavailableForStep from the read, which skips the step all
+  // the same.
+  static bool SavedOnlyAsReductions(const Trial& trial, const std::string& name, int64_t step) {
+    const std::vector<TensorEntry> entries = trial.Entries(name, step);
+    return !entries.empty() && !entries.front().location && !entries.front().stored_reductions.empty();
+  }
+
   // smdebug's RequiredTensors.fetch for one rule: waits for the required steps of every trial,
   // then checks each value. Returns kNotMet when everything is there.
   StepOutcome Fetch(RuleState& r, const std::vector<TensorRequirement>& reqs, std::string* message) {
@@ -343,6 +353,9 @@ struct JobRunner::Impl {
         if (!value.ok()) {
           const auto error = GetTrialError(value.status());
           if (error == TrialError::kNoMoreData) return StepOutcome::kNoMoreData;
+          if (error == TrialError::kTensorUnavailableForStep && SavedOnlyAsReductions(trial, req.name, s)) {
+            continue;
+          }
           if (error) return StepOutcome::kSkipped;  // smdebug's fetch raises; invoke_rule moves on
           *message = value.status().message();
           return StepOutcome::kClientError;  // corrupt trial data

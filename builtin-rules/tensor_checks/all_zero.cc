@@ -1,0 +1,58 @@
+// AllZero: the share of zero elements of every selected tensor at the step (builtin-rules.md §3.8).
+#include "all_zero.h"
+
+#include <span>
+#include <string>
+
+#include "litmus_builtin/numeric_visit.hpp"
+#include "litmus_builtin/param_checks.hpp"
+#include "litmus_builtin/regex_check.hpp"
+#include "litmus_builtin/report_json.hpp"
+
+namespace litmus_builtin {
+
+AllZero::AllZero(const litmus::RuleArgs& args)
+    : Rule(args),
+      selection_(TensorSelection::FromParams(*this, kCollectionNames.name, kTensorRegex.name)),
+      threshold_(PercentParam(*this, kThreshold)) {
+  CheckRegexes(*this, kTensorRegex.name, selection_.regexes);
+  if (selection_.empty()) {
+    // DOC says a selection is mandatory; builtin-rules.md §1.3 decides for "every tensor".
+    log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
+  }
+}
+
+void AllZero::set_required_tensors(int64_t step) {
+  for (const std::string& name : selection_.Names(base_trial(), step)) req_tensors().add(name, {step});
+}
+
+bool AllZero::invoke_at_step(int64_t step) {
+  int64_t violations = 0;
+  std::string first;  // the first violating tensor, for the log line
+  for (const litmus::Tensor& tensor : req_tensors().get()) {
+    const litmus::TensorView value = tensor.value(step);
+    if (value.empty()) continue;  // no elements: no share of zeros
+    int64_t zeros = 0;
+    const bool numeric = VisitNumeric(value, [&zeros](auto elements) {
+      for (const auto x : elements) zeros += x == 0 ? 1 : 0;  // -0.0 is zero, NaN is not
+    });
+    if (!numeric) {
+      if (non_numeric_.insert(tensor.name()).second) {
+        log_warning("tensor ", tensor.name(), " holds no real numbers; skipped");
+      }
+      continue;
+    }
+    const double pct_zero = 100.0 * static_cast<double>(zeros) / static_cast<double>(value.num_elements());
+    // >= so that the default 100 means "every element is zero" [INFERRED comparison].
+    if (pct_zero >= threshold_) {
+      if (violations++ == 0) first = tensor.name() + " (" + JsonNumber(pct_zero) + "%)";
+      report_detail(tensor.name(), pct_zero);
+    }
+  }
+  if (violations == 0) return false;
+  report_violations(violations);
+  log_info("step ", step, ": ", violations, " tensor(s) at least ", threshold_, "% zero, first ", first);
+  return true;
+}
+
+}  // namespace litmus_builtin

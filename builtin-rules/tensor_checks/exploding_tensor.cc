@@ -1,0 +1,115 @@
+// ExplodingTensor: NaN / infinity counts of every selected tensor at the step, from the value or,
+// when the training job saved only reductions, from those (builtin-rules.md §3.2).
+#include "exploding_tensor.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "litmus_builtin/regex_check.hpp"
+#include "litmus_builtin/report_json.hpp"
+
+namespace litmus_builtin {
+namespace {
+
+// Whether any element is NaN or infinite (all exponent bits set), as one branch-free pass that
+// compilers vectorize: the common all-finite case then costs little more than reading the data.
+template <class Float, class Bits>
+bool AnyNonFiniteBits(std::span<const Float> values, Bits exponent_mask) {
+  Bits any = 0;
+  for (const Float value : values) {
+    Bits bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    any |= static_cast<Bits>((bits & exponent_mask) == exponent_mask);
+  }
+  return any != 0;
+}
+
+// The same for a float32 or float64 value; nullopt for other dtypes.
+std::optional<bool> AnyNonFinite(const litmus::TensorView& value) {
+  if (value.dtype() == litmus::DType::kFloat32) {
+    return AnyNonFiniteBits(value.as<float>(), uint32_t{0x7f800000});
+  }
+  if (value.dtype() == litmus::DType::kFloat64) {
+    return AnyNonFiniteBits(value.as<double>(), uint64_t{0x7ff0000000000000});
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ExplodingTensor::ExplodingTensor(const litmus::RuleArgs& args)
+    : Rule(args),
+      selection_(TensorSelection::FromParams(*this, kCollectionNames.name, kTensorRegex.name)),
+      only_nan_(param_bool(kOnlyNan.name)) {
+  CheckRegexes(*this, kTensorRegex.name, selection_.regexes);
+  if (selection_.empty()) {
+    log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
+  }
+}
+
+void ExplodingTensor::set_required_tensors(int64_t step) {
+  for (const std::string& name : selection_.Names(base_trial(), step)) req_tensors().add(name, {step});
+}
+
+ExplodingTensor::Counts ExplodingTensor::CountNonFinite(const litmus::Tensor& tensor,
+                                                        int64_t step) const {
+  Counts counts;
+  try {
+    const litmus::TensorView value = tensor.value(step);
+    // One pass in the common, all-finite case; the split only when something is non-finite.
+    const std::optional<bool> any = AnyNonFinite(value);
+    if (any ? *any : value.count_nan_or_inf() > 0) {
+      counts.nan = value.count_nan();
+      counts.inf = value.count_inf();
+    }
+    return counts;
+  } catch (const litmus::TensorUnavailableForStep&) {
+    // No raw value at this step: the training job saved reductions only (reduction_config
+    // without save_raw_tensor). A reduction over NaN/Inf data is itself non-finite [INFERRED].
+  }
+  counts.from_reductions = true;
+  bool any_saved = false;
+  for (const litmus::Reduction reduction :
+       {litmus::Reduction::kMin, litmus::Reduction::kMax, litmus::Reduction::kMean,
+        litmus::Reduction::kStd, litmus::Reduction::kVariance, litmus::Reduction::kSum,
+        litmus::Reduction::kProd, litmus::Reduction::kL1, litmus::Reduction::kL2}) {
+    for (const bool abs : {false, true}) {
+      try {
+        const double saved = tensor.reduction_value(step, reduction, abs);
+        any_saved = true;
+        if (std::isnan(saved)) ++counts.nan;
+        if (std::isinf(saved)) ++counts.inf;
+      } catch (const litmus::TensorUnavailableForStep&) {
+        // Not one of the saved reductions.
+      }
+    }
+  }
+  // Neither a value nor any reduction: the step is skipped (builtin-rules.md §1.5).
+  if (!any_saved) throw litmus::TensorUnavailableForStep(tensor.name(), step);
+  return counts;
+}
+
+bool ExplodingTensor::invoke_at_step(int64_t step) {
+  int64_t violations = 0;
+  std::string first;  // the first violating tensor, for the log line
+  for (const litmus::Tensor& tensor : req_tensors().get()) {
+    const Counts counts = CountNonFinite(tensor, step);
+    if (counts.nan == 0 && (only_nan_ || counts.inf == 0)) continue;
+    JsonObject detail;
+    detail.Add("nan_count", counts.nan).Add("inf_count", counts.inf);
+    if (counts.from_reductions) detail.Add("from_saved_reductions", std::string_view("true"));
+    report_detail(tensor.name(), detail.str());
+    if (violations++ == 0) first = tensor.name() + " " + detail.str();
+  }
+  if (violations == 0) return false;
+  report_violations(violations);
+  log_info("step ", step, ": ", violations, " tensor(s) hold ", only_nan_ ? "NaN" : "NaN or infinite",
+           " values, first ", first);
+  return true;
+}
+
+}  // namespace litmus_builtin

@@ -1,0 +1,112 @@
+// SimilarAcrossRuns: every selected tensor of the base trial saved at the step is compared with
+// the same tensor at the same global step of each other trial that saved it there
+// (builtin-rules.md §3.6). Tolerances are numpy.allclose's defaults [INFERRED].
+#include "similar_across_runs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "litmus_builtin/regex_check.hpp"
+#include "litmus_builtin/report_json.hpp"
+
+namespace litmus_builtin {
+namespace {
+
+constexpr Tolerance kTolerance{.rtol = 1e-5, .atol = 1e-8, .equal_nan = false};
+
+std::string ShapeText(std::span<const int64_t> shape) {
+  std::vector<std::string> dims;
+  for (const int64_t d : shape) dims.push_back(JsonNumber(d));
+  return JsonArray(dims);
+}
+
+}  // namespace
+
+SimilarAcrossRuns::SimilarAcrossRuns(const litmus::RuleArgs& args)
+    : Rule(args),
+      selection_(TensorSelection::FromParams(*this, kCollectionNames.name, kTensorRegex.name)) {
+  if (trial_count() < 2) {
+    // other_trials is a runner key (rule-job-contract.md §3): the trials reach the rule opened.
+    throw litmus::InvalidConfig(
+        "other_trials: SimilarAcrossRuns compares the base trial with another trial, and none was given "
+        "(litmus run --other-trial PATH, or other_trials / other_trial_0 in the rule parameters)");
+  }
+  CheckRegexes(*this, kTensorRegex.name, selection_.regexes);
+  if (selection_.empty()) {
+    log_info("no collection_names or tensor_regex given: comparing every tensor saved at each step");
+  }
+}
+
+void SimilarAcrossRuns::set_required_tensors(int64_t step) {
+  const std::vector<std::string> names = selection_.Names(base_trial(), step);
+  std::set<std::string> compared;
+  for (const litmus::Trial& other : other_trials()) {
+    // Only tensors the other trial saved at the same global step: missing there is skipped.
+    const std::vector<std::string> there = other.tensor_names({.step = step});
+    for (const std::string& name : names) {
+      if (!std::binary_search(there.begin(), there.end(), name)) continue;
+      req_tensors().add(name, {step}, other);
+      compared.insert(name);
+    }
+  }
+  for (const std::string& name : compared) req_tensors().add(name, {step});
+}
+
+bool SimilarAcrossRuns::invoke_at_step(int64_t step) {
+  // Per other trial, the tensors it is compared on at this step.
+  std::vector<std::pair<litmus::Trial, std::set<std::string>>> others;
+  for (const litmus::Trial& other : other_trials()) {
+    const std::vector<std::string> names = req_tensors().get_names(other);
+    others.emplace_back(other, std::set<std::string>(names.begin(), names.end()));
+  }
+  int64_t violations = 0;
+  std::string first;  // the first violating tensor, for the log line
+  for (const litmus::Tensor& tensor : req_tensors().get()) {
+    // JSON text of the difference reported: the largest max |a - b| over the other trials (NaN
+    // first: it is the most telling), else the first shape or string difference.
+    std::optional<std::string> difference;
+    double largest = -1;
+    bool nan_found = false;
+    for (const auto& [other, there] : others) {
+      if (!there.contains(tensor.name())) continue;
+      const litmus::TensorView base = tensor.value(step);
+      const litmus::TensorView reference = other.tensor(tensor.name()).value(step);
+      const Comparison comparison = CompareValues(base, reference, kTolerance);
+      if (comparison == Comparison::kIncomparable) {
+        if (incomparable_.insert(tensor.name()).second) {
+          log_warning("tensor ", tensor.name(), " holds complex values, which cannot be compared; skipped");
+        }
+        continue;
+      }
+      if (comparison == Comparison::kClose) continue;
+      const std::optional<double> max_abs_diff = MaxAbsDifference(base, reference);
+      if (!max_abs_diff) {  // shapes differ, or strings
+        if (!difference) {
+          difference = base.is_string() || reference.is_string()
+                           ? litmus::JsonString("values differ")
+                           : litmus::JsonString("shape " + ShapeText(base.shape()) + " vs " +
+                                                ShapeText(reference.shape()));
+        }
+      } else if (!nan_found && (std::isnan(*max_abs_diff) || *max_abs_diff > largest)) {
+        nan_found = std::isnan(*max_abs_diff);
+        largest = *max_abs_diff;
+        difference = JsonNumber(*max_abs_diff);
+      }
+    }
+    if (!difference) continue;
+    report_detail(tensor.name(), *difference);
+    if (violations++ == 0) first = tensor.name() + " (" + *difference + ")";
+  }
+  if (violations == 0) return false;
+  report_violations(violations);
+  log_info("step ", step, ": ", violations, " tensor(s) differ from the other trial, first ", first);
+  return true;
+}
+
+}  // namespace litmus_builtin

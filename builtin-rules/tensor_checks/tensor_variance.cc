@@ -1,0 +1,69 @@
+// TensorVariance: the population variance (ddof 0) of every selected tensor at the step against the
+// optional bounds (builtin-rules.md §3.10). A variance the training job saved as a reduction is
+// used as saved.
+#include "tensor_variance.h"
+
+#include <string>
+
+#include "litmus_builtin/param_checks.hpp"
+#include "litmus_builtin/reduction.hpp"
+#include "litmus_builtin/regex_check.hpp"
+#include "litmus_builtin/report_json.hpp"
+
+namespace litmus_builtin {
+
+TensorVariance::TensorVariance(const litmus::RuleArgs& args)
+    : Rule(args),
+      selection_(TensorSelection::FromParams(*this, kCollectionNames.name, kTensorRegex.name)),
+      max_threshold_(OptionalFiniteParam(*this, kMaxThreshold)),
+      min_threshold_(OptionalFiniteParam(*this, kMinThreshold)) {
+  CheckRegexes(*this, kTensorRegex.name, selection_.regexes);
+  if (max_threshold_ && min_threshold_ && *min_threshold_ > *max_threshold_) {
+    throw litmus::InvalidConfig("min_threshold: must not exceed max_threshold (" +
+                                param_raw(kMaxThreshold.name).value_or("") + "), got '" +
+                                param_raw(kMinThreshold.name).value_or("") + "'");
+  }
+  if (!max_threshold_ && !min_threshold_) {
+    log_warning("neither max_threshold nor min_threshold is set: this rule can never fire");
+  }
+  if (selection_.empty()) {
+    // DOC says a selection is mandatory; builtin-rules.md §1.3 decides for "every tensor".
+    log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
+  }
+}
+
+void TensorVariance::set_required_tensors(int64_t step) {
+  // Nothing to decide without a bound: declare nothing, so that no tensor is read.
+  if (!max_threshold_ && !min_threshold_) return;
+  for (const std::string& name : selection_.Names(base_trial(), step)) req_tensors().add(name, {step});
+}
+
+bool TensorVariance::invoke_at_step(int64_t step) {
+  int64_t violations = 0;
+  std::string first;  // the first violating tensor, for the log line
+  for (const litmus::Tensor& tensor : req_tensors().get()) {
+    std::string why;
+    const std::optional<double> variance =
+        ReductionIfDefined(tensor, step, litmus::Reduction::kVariance, /*abs=*/false, &why);
+    if (!variance) {
+      if (undefined_.insert(tensor.name()).second) {
+        log_warning("tensor ", tensor.name(), ": variance undefined (", why, "); skipped");
+      }
+      continue;
+    }
+    // NaN (empty or non-finite values) compares false against both bounds.
+    const bool too_high = max_threshold_ && *variance > *max_threshold_;
+    const bool too_low = min_threshold_ && *variance < *min_threshold_;
+    if (!too_high && !too_low) continue;
+    if (violations++ == 0) {
+      first = tensor.name() + " (" + JsonNumber(*variance) + (too_high ? " > max_threshold)" : " < min_threshold)");
+    }
+    report_detail(tensor.name(), *variance);
+  }
+  if (violations == 0) return false;
+  report_violations(violations);
+  log_info("step ", step, ": variance out of bounds in ", violations, " tensor(s), first ", first);
+  return true;
+}
+
+}  // namespace litmus_builtin

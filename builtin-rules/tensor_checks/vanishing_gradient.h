@@ -1,0 +1,35 @@
+// VanishingGradient (builtin-rules.md §3.1): fires when the mean absolute value of any gradient
+// (collection `gradients`) is strictly below `threshold`. Thread-safety: as every litmus::Rule, one
+// thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "litmus/rule.hpp"
+
+namespace litmus_builtin {
+
+class VanishingGradient : public litmus::Rule {
+ public:
+  static constexpr std::string_view kName = "VanishingGradient";
+  static constexpr std::string_view kDescription =
+      "Fires when the mean absolute value of any gradient (collection gradients) is below threshold";
+  static constexpr std::string_view kCollection = "gradients";
+  static constexpr litmus::ParamSpec kThreshold = litmus::FloatParam(
+      "threshold", "0.0000001",
+      "a gradient whose mean absolute value is below this (strictly) has vanished");
+
+  explicit VanishingGradient(const litmus::RuleArgs& args);
+
+  void set_required_tensors(int64_t step) override;
+  bool invoke_at_step(int64_t step) override;
+
+ private:
+  double threshold_;
+  std::set<std::string> undefined_;  // tensors whose mean |x| is undefined, warned about once
+};
+
+}  // namespace litmus_builtin
