@@ -7,8 +7,8 @@
 
 #include "litmus_builtin/class_ids.hpp"
 #include "litmus_builtin/regex_check.hpp"
-#include "param_checks.h"
-#include "report_json.h"
+#include "litmus_builtin/param_checks.hpp"
+#include "litmus_builtin/report_json.hpp"
 
 namespace litmus_builtin {
 

@@ -6,7 +6,7 @@
 
 #include "litmus_builtin/regex_check.hpp"
 #include "litmus_builtin/unit_activity.hpp"
-#include "param_checks.h"
+#include "litmus_builtin/param_checks.hpp"
 
 namespace litmus_builtin {
 

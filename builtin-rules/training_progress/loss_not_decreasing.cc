@@ -5,7 +5,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "json_object.h"
+#include "litmus_builtin/report_json.hpp"
 
 namespace litmus_builtin {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "json_object.h"
+#include "litmus_builtin/report_json.hpp"
 
 namespace litmus_builtin {
 
@@ -17,7 +17,7 @@ StalledTrainingRule::StalledTrainingRule(const litmus::RuleArgs& args)
     throw litmus::InvalidConfig("training_job_name_prefix: required when stop_training_on_fire is True");
   }
   // Same algorithm as the StopTraining action (contract §8): the host runs it when this rule fires.
-  add_action(JsonObject().Add("name", std::string_view("stoptraining")).Add("training_job_prefix", *prefix).str());
+  add_action(JsonObject().Add("name", litmus::JsonString("stoptraining")).Add("training_job_prefix", litmus::JsonString(*prefix)).str());
 }
 
 void StalledTrainingRule::SawStep(int64_t step) {

@@ -2,7 +2,7 @@
 // already rejects text that is not a number): a value outside its meaningful range is a
 // configuration error whose message names the key, e.g.
 //   threshold: must be a percentage between 0 and 100, got '150'
-// (The same functions as activations_and_data/param_checks.h, shared here by every group.)
+//
 // Stateless; thread-compatible (reads the rule's parameters).
 #pragma once
 

@@ -1,7 +1,6 @@
 // JSON texts for the report Details of the built-in rules (Rule::report_detail takes JSON text):
 // numbers, with NaN and infinities as the strings "nan", "inf" and "-inf" as the SDK's numeric
-// report_detail stores them, and flat objects and arrays of such texts. (The same functions as
-// activations_and_data/report_json.h, shared here by every group.)
+// report_detail stores them, and flat objects and arrays of such texts.
 // Stateless functions plus a builder object; thread-compatible.
 #pragma once
 
