@@ -96,3 +96,6 @@ echo "== writer"
 echo "== latency (index file -> event line)"
 "$build/bench/latency_bench" "$litmus" "$plugin" --poll-interval-ms 1000 --steps "$latency_steps"
 "$build/bench/latency_bench" "$litmus" "$plugin" --poll-interval-ms 10 --steps "$latency_steps"
+
+echo "== S3 (local S3 test server)"
+"$(dirname "$0")/s3-bench.sh" "$build" "$size"

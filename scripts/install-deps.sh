@@ -18,6 +18,8 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3
+  # S3 test server (scripts/s3-test-server.sh: Ceph RADOS Gateway for tests/s3 and bench/)
+  radosgw ceph-mon ceph-osd ceph-common uuid-runtime curl
 )
 
 SUDO=""

@@ -6,17 +6,17 @@
 #include <iostream>
 
 #include "exit_codes.h"
+#include "litmus/aws/trial_env.h"
 #include "litmus/engine/trial.h"
 #include "litmus/engine/trial_document.h"
 #include "litmus/engine/trial_summary.h"
-#include "litmus/format/env.h"
 
 namespace litmus::cli {
 
 InspectOptions& AddInspectCommand(CLI::App& app) {
   static InspectOptions options;
   CLI::App* cmd = app.add_subcommand("inspect", "Describe a trial: steps, modes, workers, tensors");
-  cmd->add_option("trial", options.trial, "Trial folder")->required();
+  cmd->add_option("trial", options.trial, "Trial folder or s3://bucket/prefix")->required();
   cmd->add_flag("--json", options.json,
                 "Print the JSON document (schema: docs/inspect-json.md) instead of the summary");
   cmd->add_flag("--no-values", options.no_values,
@@ -28,9 +28,10 @@ int RunInspect(const InspectOptions& options) {
   TrialOptions trial_options = TrialOptions::FromEnvironment();
   // inspect reports the trial as it is now: no delay after the end marker is seen.
   trial_options.training_end_delay_refresh_s = 0;
-  Env* env = Env::Default();
+  aws::TrialEnv env;  // local folders and s3:// prefixes alike (docs/s3.md)
+  env.AddTrial(options.trial);
 
-  auto opened = Trial::Open(env, options.trial, trial_options);
+  auto opened = Trial::Open(&env, options.trial, trial_options);
   if (!opened.ok()) return Fail(kExitBadInput, opened.status().message());
   const Trial& trial = **opened;
   if (!trial.collections_ready() && trial.Steps(Mode::kGlobal, true).empty() && !trial.end_marker_seen()) {

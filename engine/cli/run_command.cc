@@ -8,8 +8,8 @@
 #include <algorithm>
 
 #include "exit_codes.h"
+#include "litmus/aws/trial_env.h"
 #include "plugin_options.h"
-#include "litmus/format/env.h"
 #include "run/job_config.h"
 #include "run/job_runner.h"
 #include "run/stop_signal.h"
@@ -45,13 +45,13 @@ RunOptions& AddRunCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Evaluate rules on a trial, following it while training runs. Exit code: 0 no issues found, "
              "1 a rule's condition was met, 2 client error, 3 internal error, 143 stopped");
-  cmd->add_option("--trial", l.trial, "Trial folder (default: $S3_PATH, or trial: in --config)");
+  cmd->add_option("--trial", l.trial, "Trial folder or s3://bucket/prefix (default: $S3_PATH, or trial: in --config)");
   cmd->add_option("--rule", l.rule, "Rule to evaluate (class name, case-insensitive, e.g. VanishingGradient)");
   AddPluginOptions(cmd, &options.plugins);
   cmd->add_option("--param", l.params, "Rule parameter key=value (SageMaker RuleParameters); repeatable");
   cmd->add_option("--start-step", l.start_step, "First global step to evaluate (default 0)");
   cmd->add_option("--end-step", l.end_step, "Global step to stop before (exclusive; default: until training ends)");
-  cmd->add_option("--other-trial", l.other_trials, "Another trial the rule reads (e.g. SimilarAcrossRuns); repeatable");
+  cmd->add_option("--other-trial", l.other_trials, "Another trial (folder or s3:// prefix) the rule reads (e.g. SimilarAcrossRuns); repeatable");
   cmd->add_option("--output-dir", l.output_dir,
                   "Where status.json, events.jsonl and rule-reports/ go (default /opt/ml/processing/output/rule)");
   cmd->add_option("--message-file", l.message_file, "One-line outcome file (default /opt/ml/output/message)");
@@ -78,7 +78,13 @@ int RunRun(const RunOptions& options) {
     spdlog::set_level(*level);
   }
   StopSignal::InstallHandlers();
-  JobRunner runner(std::move(config).value(), Env::Default());
+  // Local folders and s3:// prefixes alike (docs/s3.md).
+  aws::TrialEnv env;
+  env.AddTrial(config->trial);
+  for (const RuleJobConfig& rule : config->rules) {
+    for (const std::string& other : rule.other_trials) env.AddTrial(other);
+  }
+  JobRunner runner(std::move(config).value(), &env);
   const int code = runner.Run();
   return code;
 }

@@ -1,0 +1,236 @@
+// Integration against a real S3 server that verifies SigV4 (Ceph RADOS Gateway, started by the
+// CTest fixture `s3_server`): the smdebug fixtures uploaded to a bucket agree with their
+// expected.json through S3; `litmus run` and `litmus inspect` give the same answers for a trial in
+// S3 as for the same trial on disk (--trial, S3_PATH, YAML, --other-trial); a trial that grows in
+// S3 while the runner follows it is evaluated completely; an idle poll is one request; a wrong
+// secret, a missing bucket and a bad bucket name end the job with exit 2 and a clear message.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "interop/fixture_comparer.h"
+#include "litmus/aws/trial_env.h"
+#include "litmus/engine/trial.h"
+#include "s3/s3_test_server.h"
+#include "support/run_process.h"
+#include "support/temp_dir.h"
+
+namespace litmus {
+namespace {
+
+using testing::FiredSteps;
+using testing::LitmusRunArgs;
+using testing::LitmusS3Env;
+using testing::ProcessResult;
+using testing::RunProcess;
+
+constexpr char kBucket[] = "litmus-it";
+const std::vector<std::string> kFixtures = {"pt_exploding", "synthetic_dtypes", "pt_ddp_two_workers",
+                                            "pt_run_partial", "pt_run_complete"};
+
+class S3Integration : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    testing::S3TestClient client;
+    for (const std::string& fixture : kFixtures) {
+      client.UploadTree(kBucket, "fixtures/" + fixture, testing::FixturePath(fixture));
+    }
+  }
+  static std::string S3Trial(const std::string& fixture) { return std::string("s3://") + kBucket + "/fixtures/" + fixture; }
+
+  // Signs with TESTKEY/TESTSECRET without touching the process environment.
+  std::unique_ptr<aws::TrialEnv> MakeEnv(aws::HttpTransport* transport = nullptr) {
+    return std::make_unique<aws::TrialEnv>(aws::TrialEnvOptions{
+        .transport = transport, .credentials = credentials_.get(), .region = "us-east-1",
+        .endpoint = testing::S3Endpoint(), .retry = {}, .s3 = {}});
+  }
+
+  std::unique_ptr<aws::CredentialsProvider> credentials_ = aws::StaticCredentials(
+      {.access_key_id = testing::kS3AccessKey, .secret_access_key = testing::kS3SecretKey, .session_token = "",
+       .expiration = {}});
+};
+
+TEST_F(S3Integration, FixturesAgreeWithSmdebugThroughS3) {
+  for (const std::string& fixture : kFixtures) {
+    SCOPED_TRACE(fixture);
+    auto env = MakeEnv();
+    env->AddTrial(S3Trial(fixture));
+    TrialOptions options;
+    options.training_end_delay_refresh_s = 0;
+    LITMUS_ASSERT_OK_AND_ASSIGN(auto trial, Trial::Open(env.get(), S3Trial(fixture), options));
+    const testing::FixtureComparison result = testing::CompareFixtureWithExpected(fixture, *trial, env.get());
+    EXPECT_GT(result.compared_values, 0);
+    EXPECT_GT(env->s3_requests(), 0u);
+  }
+}
+
+TEST_F(S3Integration, InspectPrintsWhatItPrintsForTheLocalFolder) {
+  for (const std::string& fixture : kFixtures) {
+    const ProcessResult local = RunProcess({testing::LitmusBinary(), "inspect", testing::FixturePath(fixture).string()});
+    const ProcessResult remote = RunProcess({testing::LitmusBinary(), "inspect", S3Trial(fixture)}, LitmusS3Env());
+    ASSERT_EQ(local.exit_code, 0) << local.err;
+    ASSERT_EQ(remote.exit_code, 0) << remote.err;
+    // Everything but the first line ("trial: <path>") is the same.
+    EXPECT_EQ(local.out.substr(local.out.find('\n')), remote.out.substr(remote.out.find('\n'))) << fixture;
+    EXPECT_TRUE(remote.out.starts_with("trial: " + S3Trial(fixture))) << remote.out;
+  }
+}
+
+TEST_F(S3Integration, CustomGradientRuleFiresAtTheSameStepsAsLocally) {
+  for (const std::string& fixture : kFixtures) {
+    for (const std::string threshold : {"0.1", "10.0"}) {
+      SCOPED_TRACE(fixture + " threshold " + threshold);
+      std::vector<std::string> rule = {"--plugin", LITMUS_CUSTOM_RULE_PLUGIN, "--rule", "CustomGradientRule",
+                                       "--param", "threshold=" + threshold, "--keep-going"};
+      if (fixture == "pt_run_partial") rule.insert(rule.end(), {"--end-step", "9"});  // training still runs
+      testing::TempDir local_out, s3_out;
+      std::vector<std::string> local_args = rule, s3_args = rule;
+      local_args.insert(local_args.end(), {"--trial", testing::FixturePath(fixture).string()});
+      s3_args.insert(s3_args.end(), {"--trial", S3Trial(fixture)});
+      const ProcessResult local = RunProcess(LitmusRunArgs(local_out.path(), local_args), LitmusS3Env());
+      const ProcessResult remote = RunProcess(LitmusRunArgs(s3_out.path(), s3_args), LitmusS3Env());
+      ASSERT_FALSE(remote.timed_out);
+      EXPECT_EQ(remote.exit_code, local.exit_code) << remote.err;
+      EXPECT_EQ(FiredSteps(s3_out.path()), FiredSteps(local_out.path()));
+    }
+  }
+}
+
+TEST_F(S3Integration, TrialFromS3PathYamlAndOtherTrials) {
+  testing::TempDir local_out, env_out, yaml_out, other_out;
+  const std::vector<std::string> rule = {"--plugin", LITMUS_CUSTOM_RULE_PLUGIN, "--rule", "CustomGradientRule",
+                                         "--param", "threshold=10", "--keep-going"};
+  std::vector<std::string> local_args = rule;
+  local_args.insert(local_args.end(), {"--trial", testing::FixturePath("pt_exploding").string()});
+  const ProcessResult local = RunProcess(LitmusRunArgs(local_out.path(), local_args), LitmusS3Env());
+  ASSERT_EQ(local.exit_code, 1) << local.err;
+
+  auto env = LitmusS3Env();
+  env.emplace_back("S3_PATH", S3Trial("pt_exploding"));
+  const ProcessResult from_env = RunProcess(LitmusRunArgs(env_out.path(), rule), env);
+  EXPECT_EQ(from_env.exit_code, 1) << from_env.err;
+  EXPECT_EQ(FiredSteps(env_out.path()), FiredSteps(local_out.path()));
+
+  yaml_out.WriteFile("job.yaml", "trial: " + S3Trial("pt_exploding") + "\nplugins: [" + LITMUS_CUSTOM_RULE_PLUGIN +
+                                     "]\nrules:\n  - rule: CustomGradientRule\n    parameters: {threshold: \"10\"}\n");
+  const ProcessResult from_yaml = RunProcess(
+      LitmusRunArgs(yaml_out.path(), {"--config", (yaml_out.path() / "job.yaml").string(), "--keep-going"}),
+      LitmusS3Env());
+  EXPECT_EQ(from_yaml.exit_code, 1) << from_yaml.err;
+  EXPECT_EQ(FiredSteps(yaml_out.path()), FiredSteps(local_out.path()));
+
+  // A rule reading another trial in S3 (the same run's first steps: tolerance -1 makes it fire
+  // as soon as it has read the tensor in both trials).
+  const std::vector<std::string> differs = {"--plugin", LITMUS_TEST_RULES_PLUGIN, "--rule", "DiffersFromOtherTrial",
+                                            "--param", "tensor=gradient/MLP_fc1.bias", "--param", "tolerance=-1"};
+  std::vector<std::string> local_other = differs, s3_other = differs;
+  local_other.insert(local_other.end(), {"--trial", testing::FixturePath("pt_run_complete").string(), "--other-trial",
+                                         testing::FixturePath("pt_run_partial").string()});
+  s3_other.insert(s3_other.end(), {"--trial", S3Trial("pt_run_complete"), "--other-trial", S3Trial("pt_run_partial")});
+  testing::TempDir local_other_out;
+  const ProcessResult a = RunProcess(LitmusRunArgs(local_other_out.path(), local_other), LitmusS3Env());
+  const ProcessResult b = RunProcess(LitmusRunArgs(other_out.path(), s3_other), LitmusS3Env());
+  EXPECT_EQ(b.exit_code, a.exit_code) << b.err;
+  EXPECT_EQ(FiredSteps(other_out.path()), FiredSteps(local_other_out.path()));
+  EXPECT_FALSE(FiredSteps(other_out.path()).empty());
+}
+
+// The runner follows a trial while it is uploaded step by step (events file, then index file, as
+// smdebug publishes them; worker_1 two steps behind worker_0), then the end marker.
+TEST_F(S3Integration, FollowsATrialGrowingInS3) {
+  const std::filesystem::path source = testing::FixturePath("pt_ddp_two_workers");
+  const std::string prefix = "growing-" + std::to_string(::getpid());
+  testing::TempDir local_out, s3_out;
+  const std::vector<std::string> rule = {"--plugin", LITMUS_CUSTOM_RULE_PLUGIN, "--rule", "CustomGradientRule",
+                                         "--param", "threshold=0.1", "--keep-going"};
+  std::vector<std::string> local_args = rule;
+  local_args.insert(local_args.end(), {"--trial", source.string()});
+  const ProcessResult local = RunProcess(LitmusRunArgs(local_out.path(), local_args), LitmusS3Env());
+
+  testing::S3TestClient client;
+  client.UploadCollections(kBucket, prefix, source);
+  std::vector<std::string> s3_args = rule;
+  s3_args.insert(s3_args.end(), {"--trial", std::string("s3://") + kBucket + "/" + prefix});
+  testing::ChildProcess runner(LitmusRunArgs(s3_out.path(), s3_args), LitmusS3Env());
+  client.UploadStepByStep(kBucket, prefix, source, std::chrono::milliseconds(80));
+  const ProcessResult result = runner.Wait(std::chrono::seconds(120));
+  ASSERT_FALSE(result.timed_out) << "the runner did not end after the end marker";
+  EXPECT_EQ(result.exit_code, local.exit_code) << result.err;
+  EXPECT_EQ(FiredSteps(s3_out.path()), FiredSteps(local_out.path()));
+  std::ifstream report(s3_out.path() / "rule-reports" / "CustomGradientRule.json");
+  std::ifstream local_report(local_out.path() / "rule-reports" / "CustomGradientRule.json");
+  EXPECT_EQ(nlohmann::json::parse(report)["Datapoints"], nlohmann::json::parse(local_report)["Datapoints"])
+      << "every step evaluated exactly once";
+}
+
+// Counts what reaches the server.
+class CountingTransport final : public aws::HttpTransport {
+ public:
+  CountingTransport() : inner_(aws::NewCurlTransport()) {}
+  StatusOr<aws::HttpResponse> Send(const aws::HttpRequest& request) override {
+    ++total;
+    if (request.url.find("list-type=2") != std::string::npos) ++lists;
+    return inner_->Send(request);
+  }
+  std::atomic<int> total{0}, lists{0};
+
+ private:
+  std::unique_ptr<aws::HttpTransport> inner_;
+};
+
+TEST_F(S3Integration, AnIdlePollIsOneListRequest) {
+  CountingTransport counting;
+  auto env = MakeEnv(&counting);
+  env->AddTrial(S3Trial("pt_run_partial"));  // training still running: no end marker
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto trial, Trial::Open(env.get(), S3Trial("pt_run_partial")));
+  for (int poll = 0; poll < 5; ++poll) {
+    counting.total = 0;
+    counting.lists = 0;
+    LITMUS_ASSERT_OK(trial->Refresh());
+    EXPECT_EQ(counting.total.load(), 1) << "poll " << poll;
+    EXPECT_EQ(counting.lists.load(), 1) << "poll " << poll;
+  }
+}
+
+TEST_F(S3Integration, WrongSecretIsAClientErrorNamingTheTrial) {
+  testing::TempDir out;
+  const std::string secret = "WRONG-SECRET-4d1c";
+  const ProcessResult result =
+      RunProcess(LitmusRunArgs(out.path(), {"--trial", S3Trial("pt_exploding"), "--plugin", LITMUS_CUSTOM_RULE_PLUGIN,
+                                            "--rule", "CustomGradientRule"}),
+                 LitmusS3Env(testing::S3Endpoint(), secret));
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("SignatureDoesNotMatch"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(S3Trial("pt_exploding")), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("check the AWS credentials"), std::string::npos) << result.err;
+  const std::string message = testing::ReadWholeFile(out.path() / "message");
+  EXPECT_NE(message.find("ClientError"), std::string::npos) << message;
+  for (const std::string& text : {result.err, result.out, message, testing::ReadWholeFile(out.path() / "status.json")}) {
+    EXPECT_EQ(text.find(secret), std::string::npos) << "the secret leaked: " << text;
+  }
+
+  const ProcessResult inspect = RunProcess({testing::LitmusBinary(), "inspect", S3Trial("pt_exploding")},
+                                           LitmusS3Env(testing::S3Endpoint(), secret));
+  EXPECT_EQ(inspect.exit_code, 2);
+  EXPECT_NE(inspect.err.find("SignatureDoesNotMatch"), std::string::npos) << inspect.err;
+}
+
+TEST_F(S3Integration, MissingBucketAndBadBucketNameAreClientErrors) {
+  for (const auto& [trial, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"s3://litmus-no-such-bucket/run", "bucket 'litmus-no-such-bucket' does not exist"},
+           {"s3://Not_A_Bucket/run", "invalid S3 bucket name 'Not_A_Bucket'"}}) {
+    testing::TempDir out;
+    const ProcessResult result = RunProcess(
+        LitmusRunArgs(out.path(), {"--trial", trial, "--plugin", LITMUS_CUSTOM_RULE_PLUGIN, "--rule", "CustomGradientRule"}),
+        LitmusS3Env());
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+    // One line on stderr for the error.
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+}
+
+}  // namespace
+}  // namespace litmus
