@@ -18,6 +18,7 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3
+  python3-botocore  # tests/actions/fake_aws_endpoint.py checks SigV4 signatures with it
 )
 
 SUDO=""
