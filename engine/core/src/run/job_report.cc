@@ -90,7 +90,9 @@ void JobReporter::AddRule(const std::string& configuration_name, const std::stri
   WriteStatusLocked();
 }
 
-void JobReporter::Event(const EventFields& f) {
+void JobReporter::Event(const EventFields& f) { Event(f, {}); }
+
+void JobReporter::Event(const EventFields& f, const std::vector<std::pair<std::string, std::string>>& extra) {
   Json j;
   j["time"] = IsoTimeNow();
   j["event"] = f.event;
@@ -101,6 +103,7 @@ void JobReporter::Event(const EventFields& f) {
   j["mode_step"] = f.mode_step ? Json(*f.mode_step) : Json(nullptr);
   if (f.status) j["status"] = *f.status;
   j["message"] = f.message;
+  for (const auto& [key, value] : extra) j[key] = value;
   const std::string line = j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
   std::lock_guard lock(mu_);
   // One write(2) per line on an O_APPEND descriptor: lines never interleave and each is

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "litmus/format/mode.h"
@@ -57,6 +58,9 @@ class JobReporter {
   // Registers a rule so status.json lists it (in registration order) as InProgress.
   void AddRule(const std::string& configuration_name, const std::string& rule_class);
   void Event(const EventFields& fields);
+  // The same, with extra string fields appended to the JSON object in order (e.g. an
+  // ActionInvoked event's action, target, outcome, error).
+  void Event(const EventFields& fields, const std::vector<std::pair<std::string, std::string>>& extra);
   // Records a rule's status and rewrites status.json; also emits a StatusChanged event when the
   // status changes.
   void SetRuleStatus(const std::string& configuration_name, RuleStatus status, const std::string& details,

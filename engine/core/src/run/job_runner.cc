@@ -10,6 +10,9 @@
 #include <map>
 #include <set>
 
+#include "litmus/actions/action_spec.h"
+#include "litmus/actions/aws_action_client.h"
+#include "litmus/actions/rule_actions.h"
 #include "litmus/engine/trial.h"
 #include "plugin/host_api.h"
 #include "plugin/plugin_loader.h"
@@ -61,6 +64,10 @@ struct JobRunner::Impl {
     int64_t last_step = -1;
     // Requirements already declared for a step (set_required_tensors is called once per step).
     std::map<int64_t, std::pair<PluginCallResult, std::vector<TensorRequirement>>> declared;
+    // action_json plus the rule's own add_action registrations (ConfigureActions), and their
+    // state once prepared at rule start (PrepareActions).
+    std::vector<actions::ActionSpec> action_specs;
+    std::unique_ptr<actions::RuleActions> actions;
   };
 
   JobConfig config;
@@ -69,6 +76,7 @@ struct JobRunner::Impl {
   PluginRegistry registry;
   std::vector<std::string> trial_paths;          // unique paths, base trial first
   std::vector<std::unique_ptr<Trial>> trials;
+  std::unique_ptr<actions::ActionClient> action_client;  // created when a rule has actions
   std::vector<std::unique_ptr<RuleState>> rules;
   std::unique_ptr<StopSignal> stop;
   tbb::task_group prefetch_group;
@@ -179,11 +187,6 @@ struct JobRunner::Impl {
     return ended;
   }
 
-  // The actions a rule registered itself with add_action (ABI 1.1), besides the job's
-  // r.config.action_json. The actions machinery runs both when the rule's condition is met (see
-  // Fired); until it is connected, they are logged as ActionRequested lines.
-  static const std::vector<std::string>& ExtraActions(const RuleState& r) { return r.instance->extra_action_json(); }
-
   Status LoadAllPlugins() {
     std::vector<std::string> files = config.plugin_files;
     for (const auto& rule : config.rules) {
@@ -241,11 +244,61 @@ struct JobRunner::Impl {
       state->instance = std::move(instance).value();
       state->config.rule = rule.name;  // the class name, for messages
       if (state->config.configuration_name.empty()) state->config.configuration_name = rule.name;
+      // action_json plus the actions the rule registered itself in create (add_action, ABI 1.1).
+      if (Status s = ConfigureActions(*state, state->instance->extra_action_json()); !s.ok()) {
+        return client_error(s);
+      }
     }
     // The trials' collections files are waited for later (WaitForTrials; training may not have
     // saved its first step yet): configuration errors are reported at once, not after training
     // starts.
     return kExitOk;
+  }
+
+  // ---- actions (rule-job-contract.md §8, docs/actions.md) ---------------------------------------
+
+  // Parses the rule's action_json and `extra_action_jsons` (actions the rule registered itself
+  // through add_action, same JSON form). InvalidArgument (exit 2) for malformed JSON or an invalid
+  // prefix/endpoint; skipped and unknown actions are warnings.
+  Status ConfigureActions(RuleState& r, const std::vector<std::string>& extra_action_jsons) {
+    std::vector<std::string> notes;
+    auto specs = actions::ParseRuleActions(r.config.action_json, extra_action_jsons, &notes);
+    for (const auto& note : notes) spdlog::warn("rule {}: {}", r.config.configuration_name, note);
+    if (!specs.ok()) return specs.status().WithContext("rule " + r.config.configuration_name);
+    r.action_specs = std::move(specs).value();
+    return OkStatus();
+  }
+
+  // At rule start: the actions' AWS calls (ListTrainingJobs, CreateTopic, ...), one
+  // ActionPrepared event each (none once a stop was requested). A failure is an event, never
+  // the rule's outcome.
+  void PrepareActions(RuleState& r) {
+    if (r.action_specs.empty() || stop->ShouldStop()) return;
+    if (!action_client) action_client = actions::NewAwsActionClient();
+    r.actions = std::make_unique<actions::RuleActions>(r.action_specs, action_client.get());
+    for (const auto& result : r.actions->Prepare()) ActionEvent("ActionPrepared", r, r.cursor, result);
+  }
+
+  // One firing: every action of the rule once, one ActionInvoked event each.
+  void InvokeActions(RuleState& r, int64_t step, const std::string& message) {
+    if (!r.actions) return;
+    for (const auto& result : r.actions->Fire(r.config.rule, message)) ActionEvent("ActionInvoked", r, step, result);
+  }
+
+  void ActionEvent(const char* event, const RuleState& r, int64_t step, const actions::ActionResult& result) {
+    const bool failed = result.outcome == actions::ActionOutcome::kFailed;
+    reporter->Event({.event = event,
+                     .rule = r.config.configuration_name,
+                     .rule_class = r.config.rule,
+                     .step = step,
+                     .mode = std::nullopt,
+                     .mode_step = std::nullopt,
+                     .message = failed ? result.error : result.detail,
+                     .status = std::nullopt},
+                    {{"action", result.action},
+                     {"target", result.target},
+                     {"outcome", std::string(actions::ActionOutcomeName(result.outcome))},
+                     {"error", result.error}});
   }
 
   // ---- the loop -------------------------------------------------------------------------------
@@ -465,10 +518,7 @@ struct JobRunner::Impl {
                      .mode_step = mode ? std::optional<int64_t>(mode->second) : std::nullopt,
                      .message = message,
                      .status = std::nullopt});
-    for (const std::string& action : ExtraActions(r)) {
-      spdlog::info("{}: ActionRequested {} (registered by the rule) at step {}", r.config.configuration_name, action,
-                   step);
-    }
+    InvokeActions(r, step, message);
     if (!config.keep_going) EndRule(r, RuleStatus::kIssuesFound, "RuleEvaluationConditionMet: " + message);
   }
 
@@ -690,10 +740,7 @@ int JobRunner::Run() {
                        .mode_step = std::nullopt,
                        .message = "Started execution of rule " + r->config.rule + " at step " + std::to_string(r->cursor),
                        .status = std::nullopt});
-    for (const std::string& action : s.ExtraActions(*r)) {
-      spdlog::info("{}: the rule registered action {} (runs when its condition is met)", r->config.configuration_name,
-                   action);
-    }
+    s.PrepareActions(*r);
   }
   s.WaitForTrials();
   const int loop = s.Loop();
