@@ -331,6 +331,32 @@ TEST_F(ActionsE2eTest, ABadSignatureIsRefusedRecordedAndIgnored) {
   ExpectNoEndpointIn(result);
 }
 
+// A rule's own action (add_action, ABI 1.1): StalledTrainingRule with stop_training_on_fire
+// registers StopTraining for its prefix, which lists the jobs at rule start and stops the one
+// match when the rule fires (here at once: an empty trial and threshold 0).
+TEST_F(ActionsE2eTest, StalledTrainingRuleStopsTheOneMatchingJob) {
+  FakeAwsEndpoint endpoint(server_dir_.path(), {"--training-jobs", "my-job-1"});
+  ASSERT_TRUE(endpoint.ok());
+  testing::TempDir empty_trial;
+  const ProcessResult result =
+      RunProcess({testing::LitmusBinary(), "run", "--output-dir", out_.str(), "--poll-interval-ms", "20", "--trial",
+                  empty_trial.str(), "--rule", "StalledTrainingRule", "--param", "threshold=0", "--param",
+                  "stop_training_on_fire=True", "--param", "training_job_name_prefix=my-job"},
+                 AwsEnv(endpoint));
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const Json calls = endpoint.Calls();
+  EXPECT_THAT(Operations(calls), ::testing::ElementsAre("ListTrainingJobs", "StopTrainingJob"));
+  for (const Json& c : calls) EXPECT_TRUE(c["signature_ok"].get<bool>()) << c.dump();
+  if (calls.size() == 2) {
+    EXPECT_EQ(calls[1]["params"], Json::parse(R"({"TrainingJobName": "my-job-1"})"));
+  }
+  const auto invoked = EventsNamed(ReadEvents(out_.path()), "ActionInvoked");
+  ASSERT_EQ(invoked.size(), 1u);
+  EXPECT_EQ(invoked[0]["action"], "stoptraining");
+  EXPECT_EQ(invoked[0]["outcome"], "ok") << invoked[0].dump();
+  EXPECT_EQ(invoked[0]["rule"], "StalledTrainingRule");
+}
+
 TEST_F(ActionsE2eTest, MalformedActionJsonIsAClientErrorAndCallsNothing) {
   FakeAwsEndpoint endpoint(server_dir_.path(), {});
   ASSERT_TRUE(endpoint.ok());
