@@ -96,6 +96,21 @@ TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
   EXPECT_EQ(missing.status().message(),
             "rule StalledTrainingRule (plugin " + plugin_path_ + "): missing required parameter 'threshold'");
 
+  // "None" and "" mean "not set" (builtin-rules.md §1.2): still missing for a required parameter...
+  for (const std::string unset : {"None", "", "  None "}) {
+    auto none_given = RuleInstance::Create(stalled, "Stalled", {trial_.get()}, {{"threshold", unset}}, nullptr);
+    ASSERT_FALSE(none_given.ok()) << unset;
+    EXPECT_THAT(none_given.status().message(), ::testing::HasSubstr("missing required parameter 'threshold'"));
+  }
+  // ... and the declared default for an optional one.
+  const LoadedRule& vanishing = **registry_.FindRule("VanishingGradient");
+  for (const std::string unset : {"None", ""}) {
+    LITMUS_ASSERT_OK_AND_ASSIGN(auto defaulted,
+                                RuleInstance::Create(vanishing, "V", {trial_.get()}, {{"threshold", unset}}, nullptr));
+    ASSERT_EQ(defaulted->Invoke(0).status, LITMUS_OK);
+    EXPECT_EQ(defaulted->report().details_json.at("threshold"), "1e-07") << unset;  // the default
+  }
+
   LITMUS_ASSERT_OK_AND_ASSIGN(auto ok,
                               RuleInstance::Create(stalled, "Stalled", {trial_.get()}, {{"threshold", "60"}}, nullptr));
   std::vector<TensorRequirement> reqs = {{0, "stale", {1}}};

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 namespace litmus {
@@ -21,6 +22,15 @@ litmus_status_t CallPlugin(litmus_ctx& ctx, Call&& call) noexcept {
     ctx.error = "a C++ exception escaped from the plugin (plugin bug)";
     return LITMUS_INTERNAL;
   }
+}
+
+// builtin-rules.md §1.2: the literal "None" and the empty string (surrounding ASCII blanks
+// ignored) mean "not set", so the declared default applies (rule.hpp's params::IsUnset agrees).
+bool IsUnsetValue(std::string_view value) {
+  const size_t begin = value.find_first_not_of(" \t\r\n\f\v");
+  if (begin == std::string_view::npos) return true;
+  value = value.substr(begin, value.find_last_not_of(" \t\r\n\f\v") - begin + 1);
+  return value == "None";
 }
 
 }  // namespace
@@ -55,7 +65,7 @@ StatusOr<std::unique_ptr<RuleInstance>> RuleInstance::Create(const LoadedRule& r
   std::vector<std::pair<std::string, std::string>> values;
   for (const LoadedRule::Param& p : rule.params) {
     const auto it = params.find(p.name);
-    if (it != params.end()) {
+    if (it != params.end() && !IsUnsetValue(it->second)) {
       values.emplace_back(p.name, it->second);
     } else if (p.required) {
       return InvalidArgumentError(who + ": missing required parameter '" + p.name + "'");
