@@ -120,15 +120,22 @@ TEST_F(NLPSequenceRatioTest, InvalidParametersAreConfigErrors) {
   const auto trial = Write({{Padded(10)}});
   for (const auto& [param, key] : std::vector<std::pair<std::string, std::string>>{
            {"token_values=abc", "token_values"},
-           {"token_values=None", "token_values"},
            {"token_thresholds_percent=150", "token_thresholds_percent"},
            {"token_thresholds_percent=50,x", "token_thresholds_percent"},
-           {"token_thresholds_percent=", "token_thresholds_percent"},
            {"tensor_regex=(", "tensor_regex"}}) {
     SCOPED_TRACE(param);
     const RuleRun run = RunRule(trial, "NLPSequenceRatio", {param});
     EXPECT_EQ(run.exit_code, 2) << run.err;
     EXPECT_NE(run.err.find(key + ":"), std::string::npos) << run.err;
+  }
+  // "None" and "" mean not set: the defaults apply, exactly as if the keys were absent.
+  const RuleRun defaults = RunRule(trial, "NLPSequenceRatio");
+  for (const std::string unset : {"None", ""}) {
+    SCOPED_TRACE(unset);
+    const RuleRun run = RunRule(trial, "NLPSequenceRatio",
+                                {"token_values=" + unset, "token_thresholds_percent=" + unset});
+    EXPECT_EQ(run.exit_code, defaults.exit_code) << run.err;
+    EXPECT_EQ(run.fired, defaults.fired);
   }
 }
 

@@ -142,7 +142,10 @@ TEST_F(SaturatedActivationTest, CollectionNames) {
   // Union: the default regex still selects a saturated layer1 next to the collection.
   const auto both = Write({{Healthy("block_tanh_pre"), Saturated(kSigmoid, 30.0)}}, {acts});
   EXPECT_EQ(Exit(both, {"collection_names=my_activations"}), 1);
-  EXPECT_EQ(Exit(both, {"collection_names=my_activations", "tensor_regex=None"}), 0);
+  // "None" means not set, so the default regex still applies (builtin-rules.md §1.2); a regex that
+  // matches nothing leaves the collection alone.
+  EXPECT_EQ(Exit(both, {"collection_names=my_activations", "tensor_regex=None"}), 1);
+  EXPECT_EQ(Exit(both, {"collection_names=my_activations", "tensor_regex=^no_such_tensor$"}), 0);
 }
 
 TEST_F(SaturatedActivationTest, TensorRegex) {
