@@ -249,10 +249,18 @@ std::complex<double> Tensor::ElementAsComplex(int64_t i) const {
 StatusOr<TensorPtr> DecodeTensorRecord(ByteBuffer record, std::string_view file_name,
                                        uint64_t file_offset, std::string_view expected_tag,
                                        bool* tag_mismatch) {
+  const std::span<std::byte> bytes = record.span();
+  return DecodeTensorRecord(std::shared_ptr<std::byte[]>(std::move(record.data)), bytes, file_name, file_offset,
+                            expected_tag, tag_mismatch);
+}
+
+StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::span<std::byte> record,
+                                       std::string_view file_name, uint64_t file_offset,
+                                       std::string_view expected_tag, bool* tag_mismatch) {
   if (tag_mismatch != nullptr) *tag_mismatch = false;
   const std::string where = Where(file_name, file_offset, expected_tag);
   LITMUS_ASSIGN_OR_RETURN(const tfrecord::RecordView rec,
-                          tfrecord::ParseExactRecord(record.span(), file_name, file_offset));
+                          tfrecord::ParseExactRecord(record, file_name, file_offset));
   StatusOr<EventView> decoded = DecodeEvent(rec.payload);
   if (!decoded.ok()) return decoded.status().WithContext(where);
   EventView& ev = *decoded;
@@ -302,15 +310,24 @@ StatusOr<TensorPtr> DecodeTensorRecord(ByteBuffer record, std::string_view file_
       return std::make_shared<const Tensor>(dtype, std::move(ev.shape),
                                             std::span<const std::byte>(), nullptr);
     }
-    // Everything needed from the view (shape) is owned by `ev`; the content may now move.
-    std::byte* base = record.data.get();
-    std::byte* data = base + (ev.content.data() - base);
-    if (reinterpret_cast<uintptr_t>(data) % item != 0) {
-      std::memmove(base, data, ev.content.size());
-      data = base;
+    // Everything needed from the view (shape) is owned by `ev`; the content may now move. The
+    // content follows at least the 12 bytes of framing inside the record, and item <= 16, so
+    // the aligned address below it is inside the record except for a pathological slice.
+    std::byte* const begin = record.data();
+    std::byte* data = begin + (ev.content.data() - begin);
+    if (const uintptr_t misalignment = reinterpret_cast<uintptr_t>(data) % item; misalignment != 0) {
+      std::byte* const aligned = data - misalignment;
+      if (aligned < begin) {
+        ByteBuffer copy = ByteBuffer::Allocate(ev.content.size());
+        std::memcpy(copy.data.get(), data, ev.content.size());
+        const std::span<const std::byte> bytes = std::as_const(copy).span();
+        return std::make_shared<const Tensor>(dtype, std::move(ev.shape), bytes, Share(std::move(copy)));
+      }
+      std::memmove(aligned, data, ev.content.size());
+      data = aligned;
     }
     const std::span<const std::byte> bytes(data, ev.content.size());
-    return std::make_shared<const Tensor>(dtype, std::move(ev.shape), bytes, Share(std::move(record)));
+    return std::make_shared<const Tensor>(dtype, std::move(ev.shape), bytes, std::move(owner));
   }
 
   // No tensor_content but elements > 0: TF's *_val fields (writers other than smdebug).

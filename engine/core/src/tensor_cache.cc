@@ -68,6 +68,32 @@ void TensorCache::EvictLocked() {
   }
 }
 
+bool TensorCache::Contains(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return index_.contains(key) || in_flight_.contains(key);
+}
+
+void TensorCache::Insert(const std::string& key, TensorPtr tensor) {
+  if (tensor == nullptr) return;
+  const size_t bytes = tensor->memory_bytes();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (bytes > budget_bytes_ || index_.contains(key) || in_flight_.contains(key)) return;
+  ++misses_;
+  lru_.push_front(Node{key, std::move(tensor), bytes});
+  index_.emplace(key, lru_.begin());
+  bytes_ += bytes;
+  EvictLocked();
+}
+
+void TensorCache::Erase(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = index_.find(key);
+  if (it == index_.end()) return;
+  bytes_ -= it->second->bytes;
+  lru_.erase(it->second);
+  index_.erase(it);
+}
+
 void TensorCache::Clear() {
   std::lock_guard<std::mutex> lock(mu_);
   lru_.clear();

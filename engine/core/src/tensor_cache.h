@@ -34,6 +34,13 @@ class TensorCache {
   StatusOr<TensorPtr> GetOrLoad(const std::string& key,
                                 const std::function<StatusOr<TensorPtr>()>& loader);
 
+  // True if `key` is cached or being loaded (does not count as a hit or touch the LRU order).
+  bool Contains(const std::string& key) const;
+  // Caches `tensor` under `key` unless `key` is already cached or being loaded (then it does
+  // nothing): for tensors decoded in a batch rather than by a loader. Counts as a miss.
+  void Insert(const std::string& key, TensorPtr tensor);
+  // Drops `key` if cached (a hint that nobody needs it any more; a later GetOrLoad loads again).
+  void Erase(const std::string& key);
   // Drops every cached tensor (loads in flight are unaffected and still cache their result).
   void Clear();
 

@@ -4,6 +4,7 @@
 // shared state (open event files, TensorCache) is internally synchronized.
 #include "litmus/engine/trial.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -11,6 +12,9 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_for_each.h>
 
 #include "collections_parser.h"
 #include "index_parser.h"
@@ -112,6 +116,20 @@ struct Trial::Impl {
   StatusOr<TensorPtr> Read(const std::string& name, int64_t global_step, const TensorEntry& entry,
                            const IndexEntry& location) const;
   Status Missing(const std::string& name, int64_t global_step, const std::string& what) const;
+  static std::string CacheKey(const std::string& tensor_name, int64_t global_step, const std::string& worker);
+
+  // A raw value Prefetch() reads: the entry's record, cached under `key`.
+  struct Wanted {
+    std::string key;
+    const std::string* name;
+    int64_t global_step;
+    const TensorEntry* entry;
+  };
+  // Reads the records of `wanted` (all in one event file) in coalesced runs and caches them.
+  void PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const;
+  // Reads the records wanted[first, last) with one read spanning them all and caches each one;
+  // on any failure it caches nothing (Value() reads them one by one and reports).
+  void ReadRun(const std::string& path, const RandomAccessFile& file, std::span<const Wanted> run) const;
 
   Env* const env;
   const std::string root;
@@ -142,6 +160,14 @@ struct Trial::Impl {
 
   mutable TensorCache cache;
   mutable OpenFileCache files;
+
+  // TensorNamesInCollection's results, computed when the catalog knew `known_tensors` names.
+  struct Members {
+    size_t known_tensors = 0;
+    std::vector<std::string> names;
+  };
+  mutable std::mutex members_mu;
+  mutable std::map<std::string, Members> collection_members;
 };
 
 Status Trial::Impl::RefreshOnce() {
@@ -209,27 +235,40 @@ Status Trial::Impl::RefreshIndex() {
   for (FileEntry& file : fresh) candidates.push_back(std::move(file.path));
 
   // Candidates are in path order (stragglers sort before the cursor, fresh files after it),
-  // which is the order smdebug processes files in, so first-seen-wins maps agree with it.
+  // which is the order smdebug processes files in, so first-seen-wins maps agree with it. They
+  // are read and parsed in parallel, a chunk at a time (a trial opened late has thousands), and
+  // added to the catalog in that order.
+  constexpr size_t kChunk = 256;
   bool parsed_any = false;
-  for (const std::string& relative : candidates) {
-    const std::optional<layout::IndexFileName> name =
-        layout::ParseIndexFilePath(std::string(layout::kIndexDir) + "/" + relative);
-    if (!name) continue;  // *.json.tmp, *.csv, stray files: ignored (and listed again; cheap)
-    if (name->step >= options.range_begin && name->step < options.range_end) {
+  for (size_t chunk = 0; chunk < candidates.size(); chunk += kChunk) {
+    const size_t count = std::min(kChunk, candidates.size() - chunk);
+    std::vector<std::optional<layout::IndexFileName>> names(count);
+    std::vector<std::optional<StatusOr<IndexFile>>> parsed(count);
+    tbb::parallel_for(size_t{0}, count, [&](size_t i) {
+      const std::string& relative = candidates[chunk + i];
+      names[i] = layout::ParseIndexFilePath(std::string(layout::kIndexDir) + "/" + relative);
+      if (!names[i] || names[i]->step < options.range_begin || names[i]->step >= options.range_end) return;
       const std::string path = Env::JoinPath(index_dir, relative);
-      LITMUS_ASSIGN_OR_RETURN(std::string content, env->ReadFileToString(path));
-      LITMUS_ASSIGN_OR_RETURN(IndexFile index, ParseIndexJson(content, path));
-      catalog.AddIndexFile(name->step, name->worker, index, &warnings);
-      ++index_files_parsed;
-      parsed_any = true;
+      StatusOr<std::string> content = env->ReadFileToString(path);
+      parsed[i] = content.ok() ? ParseIndexJson(*content, path) : StatusOr<IndexFile>(content.status());
+    });
+    for (size_t i = 0; i < count; ++i) {
+      const std::string& relative = candidates[chunk + i];
+      if (!names[i]) continue;  // *.json.tmp, *.csv, stray files: ignored (and listed again; cheap)
+      if (parsed[i]) {
+        if (!parsed[i]->ok()) return parsed[i]->status();  // the files before it stay added
+        catalog.AddIndexFile(names[i]->step, names[i]->worker, **parsed[i], &warnings);
+        ++index_files_parsed;
+        parsed_any = true;
+      }
+      const std::string folder = relative.substr(0, relative.find('/'));
+      if (folder != cursor_folder && relative > cursor) {
+        cursor_folder = folder;
+        cursor_folder_seen.clear();
+      }
+      if (folder == cursor_folder) cursor_folder_seen.insert(relative);
+      if (relative > cursor) cursor = relative;
     }
-    const std::string folder = relative.substr(0, relative.find('/'));
-    if (folder != cursor_folder && relative > cursor) {
-      cursor_folder = folder;
-      cursor_folder_seen.clear();
-    }
-    if (folder == cursor_folder) cursor_folder_seen.insert(relative);
-    if (relative > cursor) cursor = relative;
   }
   if (parsed_any) catalog.ApplyWaitWindow(options.incomplete_step_wait_window);
   return OkStatus();
@@ -277,14 +316,18 @@ Status Trial::Impl::Missing(const std::string& name, int64_t global_step, const 
   return TrialErrorStatus(TrialError::kStepNotYetAvailable, message);
 }
 
-StatusOr<TensorPtr> Trial::Impl::Read(const std::string& name, int64_t global_step,
-                                      const TensorEntry& entry, const IndexEntry& location) const {
-  std::string key = location.tensor_name;
+std::string Trial::Impl::CacheKey(const std::string& tensor_name, int64_t global_step, const std::string& worker) {
+  std::string key = tensor_name;
   key += '\x1f';
   key += std::to_string(global_step);
   key += '\x1f';
-  key += entry.worker;
-  return cache.GetOrLoad(key, [&]() -> StatusOr<TensorPtr> {
+  key += worker;
+  return key;
+}
+
+StatusOr<TensorPtr> Trial::Impl::Read(const std::string& name, int64_t global_step,
+                                      const TensorEntry& entry, const IndexEntry& location) const {
+  return cache.GetOrLoad(CacheKey(location.tensor_name, global_step, entry.worker), [&]() -> StatusOr<TensorPtr> {
     const std::string path = Env::JoinPath(root, entry.event_file);
     if (location.length > kMaxRecordLength) {
       return DataLossError(path + ": index length " + std::to_string(location.length) + " of '" +
@@ -305,6 +348,64 @@ StatusOr<TensorPtr> Trial::Impl::Read(const std::string& name, int64_t global_st
     }
     return DecodeTensorRecord(std::move(buffer), path, location.start_idx, location.tensor_name);
   });
+}
+
+void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const {
+  const auto read_alone = [this](const Wanted& w) {
+    (void)Read(*w.name, w.global_step, *w.entry, *w.entry->location);
+  };
+  const std::string path = Env::JoinPath(root, event_file);
+  StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
+  if (!file.ok() || wanted.size() == 1) {
+    for (const Wanted& w : wanted) read_alone(w);
+    return;
+  }
+  const RandomAccessFile::Coalescing limits = (*file)->coalescing();
+  std::sort(wanted.begin(), wanted.end(), [](const Wanted& a, const Wanted& b) {
+    return a.entry->location->start_idx < b.entry->location->start_idx;
+  });
+  // Runs of records that are small enough, close enough and fit one read; a run of one record
+  // takes the ordinary path (which also reads large records alone).
+  std::vector<std::span<const Wanted>> runs;
+  size_t first = 0;
+  for (size_t i = 1; i <= wanted.size(); ++i) {
+    bool extend = false;
+    if (i < wanted.size()) {
+      const IndexEntry& prev = *wanted[i - 1].entry->location;
+      const IndexEntry& next = *wanted[i].entry->location;
+      const uint64_t run_begin = wanted[first].entry->location->start_idx;
+      const uint64_t prev_end = prev.start_idx + prev.length;
+      extend = prev.length <= limits.max_record_bytes && next.length <= limits.max_record_bytes &&
+               next.length <= kMaxRecordLength && next.start_idx >= prev_end &&
+               next.start_idx - prev_end <= limits.max_gap_bytes &&
+               next.start_idx + next.length - run_begin <= limits.max_read_bytes;
+    }
+    if (extend) continue;
+    runs.emplace_back(wanted.data() + first, i - first);
+    first = i;
+  }
+  tbb::parallel_for_each(runs.begin(), runs.end(), [&](std::span<const Wanted> run) {
+    if (run.size() == 1) {
+      read_alone(run.front());
+    } else {
+      ReadRun(path, **file, run);
+    }
+  });
+}
+
+void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file, std::span<const Wanted> run) const {
+  const uint64_t begin = run.front().entry->location->start_idx;
+  const uint64_t end = run.back().entry->location->start_idx + run.back().entry->location->length;
+  const size_t size = static_cast<size_t>(end - begin);
+  std::shared_ptr<std::byte[]> buffer(new std::byte[size]);
+  const StatusOr<size_t> read = file.Read(begin, std::span<std::byte>(buffer.get(), size));
+  if (!read.ok() || *read < size) return;
+  for (const Wanted& w : run) {
+    const IndexEntry& location = *w.entry->location;
+    const std::span<std::byte> record(buffer.get() + (location.start_idx - begin), static_cast<size_t>(location.length));
+    StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, location.start_idx, location.tensor_name);
+    if (tensor.ok()) cache.Insert(w.key, *std::move(tensor));
+  }
 }
 
 Trial::Trial(std::unique_ptr<Impl> impl, std::string root) : impl_(std::move(impl)), root_(std::move(root)) {}
@@ -393,6 +494,12 @@ StatusOr<std::vector<std::string>> Trial::TensorNamesInCollection(const std::str
       error != impl_->collection_regex_errors.end()) {
     return error->second;
   }
+  // Rules ask for the same collection at every step: the members are computed again only when
+  // new tensor names appeared (names are never removed, so their count tells).
+  const size_t known = impl_->catalog.tensors().size();
+  std::lock_guard<std::mutex> lock(impl_->members_mu);
+  Impl::Members& members = impl_->collection_members[collection];
+  if (members.known_tensors == known && known > 0) return members.names;
   const Collection& c = it->second;
   const std::set<std::string> listed(c.tensor_names.begin(), c.tensor_names.end());
   std::vector<std::string> out;
@@ -401,6 +508,7 @@ StatusOr<std::vector<std::string>> Trial::TensorNamesInCollection(const std::str
     for (size_t i = 0; !member && i < c.compiled_regex.size(); ++i) member = c.compiled_regex[i]->Search(name);
     if (member) out.push_back(name);
   }
+  members = {known, out};
   return out;
 }
 
@@ -443,6 +551,32 @@ StatusOr<TensorPtr> Trial::Value(const std::string& name, int64_t step, Mode mod
                                 (entry.stored_reductions.empty() ? "" : " (only reductions)"));
   }
   return impl_->Read(name, resolved.global_step, entry, *entry.location);
+}
+
+void Trial::Prefetch(const std::vector<StepTensor>& keys) const {
+  std::map<std::string, std::vector<Impl::Wanted>> by_file;
+  for (const auto& [name, step] : keys) {
+    StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
+    if (!resolved.ok() || !resolved->entry->location) continue;
+    const TensorEntry& entry = *resolved->entry;
+    std::string key = Impl::CacheKey(entry.location->tensor_name, resolved->global_step, entry.worker);
+    if (impl_->cache.Contains(key)) continue;
+    by_file[entry.event_file].push_back({std::move(key), &name, resolved->global_step, &entry});
+  }
+  tbb::parallel_for_each(by_file.begin(), by_file.end(),
+                         [this](auto& file) { impl_->PrefetchFile(file.first, file.second); });
+}
+
+void Trial::Release(const std::vector<StepTensor>& keys) const {
+  for (const auto& [name, step] : keys) {
+    const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
+    if (tensor == nullptr) continue;
+    const auto it = tensor->steps.find(step);
+    if (it == tensor->steps.end()) continue;
+    for (const auto& [worker, entry] : it->second) {
+      if (entry.location) impl_->cache.Erase(Impl::CacheKey(entry.location->tensor_name, step, worker));
+    }
+  }
 }
 
 StatusOr<double> Trial::Reduction(const std::string& name, int64_t step, layout::Reduction r, bool abs,

@@ -88,7 +88,7 @@ void TrialCatalog::ApplyWaitWindow(int64_t window) {
 
 void TrialCatalog::MarkAllStepsLoaded() {
   loaded_all_steps_ = true;
-  if (!global_to_mode_.empty()) last_complete_step_ = global_to_mode_.rbegin()->first;
+  if (!global_to_mode_.empty()) last_complete_step_ = global_to_mode_.back().first;
 }
 
 bool TrialCatalog::IsStepComplete(int64_t global_step) const {

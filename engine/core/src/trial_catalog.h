@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "flat_map.h"
 #include "litmus/engine/trial.h"
 #include "litmus/format/index_model.h"
 #include "litmus/format/mode.h"
@@ -22,10 +23,10 @@ namespace litmus::internal {
 
 struct TensorRecord {
   // global step -> worker -> entry.
-  std::map<int64_t, std::map<std::string, TensorEntry>> steps;
+  FlatMap<int64_t, std::map<std::string, TensorEntry>> steps;
   // (mode, mode step) of this tensor's entries -> global step (first seen wins). A GLOBAL-mode
   // entry is keyed by its mode step, which is how tensor.value(step, mode=GLOBAL) finds it.
-  std::map<std::pair<Mode, int64_t>, int64_t> mode_steps;
+  FlatMap<std::pair<Mode, int64_t>, int64_t> mode_steps;
 };
 
 class TrialCatalog {
@@ -85,7 +86,7 @@ class TrialCatalog {
   int64_t num_workers_ = 0;
   bool loaded_all_steps_ = false;
   int64_t last_complete_step_ = -1;
-  std::map<int64_t, std::pair<Mode, int64_t>> global_to_mode_;
+  FlatMap<int64_t, std::pair<Mode, int64_t>> global_to_mode_;
   std::map<Mode, std::map<int64_t, int64_t>> mode_to_global_;  // never holds kGlobal
   std::map<int64_t, std::set<std::string>> workers_for_step_;
   std::map<int64_t, std::set<std::string>> tensors_for_step_;

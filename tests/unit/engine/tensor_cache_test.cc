@@ -183,5 +183,34 @@ TEST(TensorCacheTest, ConcurrentMixedUse) {
   EXPECT_LE(cache.bytes(), one * 3);
 }
 
+TEST(TensorCacheTest, InsertContainsErase) {
+  TensorCache cache(4096);
+  std::atomic<int> calls{0};
+  EXPECT_FALSE(cache.Contains("a"));
+  const TensorPtr a = MakeTensor(256);
+  cache.Insert("a", a);
+  EXPECT_TRUE(cache.Contains("a"));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr got, cache.GetOrLoad("a", Counting(&calls)));
+  EXPECT_EQ(got.get(), a.get());
+  EXPECT_EQ(calls.load(), 0);
+  cache.Insert("a", MakeTensor(256));  // already cached: kept as it was
+  LITMUS_ASSERT_OK_AND_ASSIGN(got, cache.GetOrLoad("a", Counting(&calls)));
+  EXPECT_EQ(got.get(), a.get());
+  cache.Insert("huge", MakeTensor(4096));  // larger than the budget: not kept
+  EXPECT_FALSE(cache.Contains("huge"));
+  const size_t before = cache.bytes();
+  cache.Erase("a");
+  EXPECT_FALSE(cache.Contains("a"));
+  EXPECT_EQ(cache.bytes(), before - a->memory_bytes());
+  cache.Erase("a");  // absent: nothing happens
+  LITMUS_ASSERT_OK(cache.GetOrLoad("a", Counting(&calls)).status());
+  EXPECT_EQ(calls.load(), 1);
+  // Inserts evict by bytes like loads do.
+  for (int i = 0; i < 8; ++i) cache.Insert("k" + std::to_string(i), MakeTensor(256));
+  EXPECT_LE(cache.bytes(), 4096u);
+  EXPECT_TRUE(cache.Contains("k7"));
+  EXPECT_FALSE(cache.Contains("k0"));
+}
+
 }  // namespace
 }  // namespace litmus

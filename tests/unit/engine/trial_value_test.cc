@@ -3,6 +3,7 @@
 // trials, missing/short event files during and after training, and concurrent reads.
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -209,6 +210,106 @@ TEST(TrialValueTest, ConcurrentReadsShareOneDecode) {
   EXPECT_EQ(failures.load(), 0);
   // Every thread got the very same decoded tensor objects (cache budget is ample).
   for (int t = 1; t < 4; ++t) EXPECT_EQ(seen[t], seen[0]);
+}
+
+// Local files whose reads are counted (bytes and calls) and whose coalescing hint is set by the
+// test, to see how Trial::Prefetch batches records.
+class CountingEnv : public Env {
+ public:
+  explicit CountingEnv(RandomAccessFile::Coalescing coalescing) : coalescing_(coalescing) {}
+  int reads() const { return reads_; }
+
+  StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
+    LITMUS_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, base_->NewRandomAccessFile(path));
+    return std::unique_ptr<RandomAccessFile>(new File(this, std::move(file)));
+  }
+  StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    return base_->NewWritableFile(path);
+  }
+  StatusOr<std::unique_ptr<WritableFile>> NewExclusiveFile(const std::string& path) override {
+    return base_->NewExclusiveFile(path);
+  }
+  Status ListFiles(const std::string& dir, std::string_view start_after, std::vector<FileEntry>* out) override {
+    return base_->ListFiles(dir, start_after, out);
+  }
+  StatusOr<bool> FileExists(const std::string& path) override { return base_->FileExists(path); }
+  StatusOr<bool> IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }
+  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
+  Status RenameFile(const std::string& from, const std::string& to) override { return base_->RenameFile(from, to); }
+  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
+
+ private:
+  class File : public RandomAccessFile {
+   public:
+    File(CountingEnv* env, std::unique_ptr<RandomAccessFile> base) : env_(env), base_(std::move(base)) {}
+    StatusOr<size_t> Read(uint64_t offset, std::span<std::byte> out) const override {
+      ++env_->reads_;
+      return base_->Read(offset, out);
+    }
+    StatusOr<uint64_t> Size() const override { return base_->Size(); }
+    Coalescing coalescing() const override { return env_->coalescing_; }
+
+   private:
+    CountingEnv* const env_;
+    const std::unique_ptr<RandomAccessFile> base_;
+  };
+  Env* const base_ = Env::Default();
+  const RandomAccessFile::Coalescing coalescing_;
+  std::atomic<int> reads_{0};
+};
+
+// Prefetch reads the records of one event file with one read where the hint allows, caches
+// exactly what Value() would decode, and Release makes the next Value() read again.
+TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
+  const std::string root = FixturePath("pt_run_complete").string();
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 0;
+  std::unique_ptr<Trial> plain = OpenDir(root);
+  ASSERT_NE(plain, nullptr);
+  const int64_t step = plain->Steps().front();
+  std::vector<Trial::StepTensor> keys;
+  for (const std::string& name : plain->TensorNamesAtStep(step)) {
+    if (!plain->Entries(name, step).front().location) continue;
+    keys.emplace_back(name, step);
+  }
+  ASSERT_GE(keys.size(), 3u);
+  keys.emplace_back("no_such_tensor", step);  // skipped, not an error
+  keys.emplace_back(keys.front().first, 999999);
+
+  struct Case {
+    RandomAccessFile::Coalescing hint;
+    bool one_read;
+  };
+  for (const Case& c : {Case{{}, true}, Case{{.max_record_bytes = 0}, false},
+                        Case{{.max_record_bytes = UINT64_MAX, .max_gap_bytes = 0, .max_read_bytes = 1}, false}}) {
+    CountingEnv env(c.hint);
+    LITMUS_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Trial> trial, Trial::Open(&env, root, options));
+    const int opening_reads = env.reads();  // index and collections files
+    trial->Prefetch(keys);
+    const int prefetch_reads = env.reads() - opening_reads;
+    if (c.one_read) {
+      EXPECT_EQ(prefetch_reads, 1) << "the step's records lie in one event file";
+    } else {
+      EXPECT_EQ(prefetch_reads, static_cast<int>(keys.size()) - 2) << "one read per record";
+    }
+    for (size_t i = 0; i + 2 < keys.size(); ++i) {
+      const auto& [name, s] = keys[i];
+      LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr cached, trial->Value(name, s));
+      LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr fresh, plain->Value(name, s));
+      EXPECT_EQ(cached->dtype(), fresh->dtype()) << name;
+      EXPECT_EQ(cached->shape(), fresh->shape()) << name;
+      ASSERT_EQ(cached->bytes().size(), fresh->bytes().size()) << name;
+      EXPECT_EQ(std::memcmp(cached->bytes().data(), fresh->bytes().data(), fresh->bytes().size()), 0) << name;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(cached->bytes().data()) % DTypeSize(cached->dtype()), 0u) << name;
+    }
+    const int after = opening_reads + prefetch_reads;
+    EXPECT_EQ(env.reads(), after) << "Value() after Prefetch is a cache hit";
+    trial->Prefetch(keys);
+    EXPECT_EQ(env.reads(), after) << "cached keys are not read again";
+    trial->Release({keys.front()});
+    LITMUS_ASSERT_OK(trial->Value(keys.front().first, step).status());
+    EXPECT_EQ(env.reads(), after + 1) << "a released key is read again";
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <tbb/task_group.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -354,12 +355,34 @@ struct JobRunner::Impl {
     return it->second;
   }
 
-  // Reads (into the trial caches) every key; used for the fetch and the background prefetch.
+  // Per trial, the (name, step) pairs of `keys` (keys of unknown trials dropped).
+  std::vector<std::vector<Trial::StepTensor>> ByTrial(const std::vector<ReadKey>& keys) const {
+    std::vector<std::vector<Trial::StepTensor>> out(trials.size());
+    for (const ReadKey& key : keys) {
+      if (key.trial < trials.size()) out[key.trial].emplace_back(key.name, key.step);
+    }
+    return out;
+  }
+
+  // Reads (into the trial caches) every key, in parallel and with adjacent records of an event
+  // file batched into one read; used for the fetch and the background prefetch.
   void ReadAll(const std::vector<ReadKey>& keys) {
-    tbb::parallel_for_each(keys.begin(), keys.end(), [&](const ReadKey& key) {
-      if (key.trial >= trials.size()) return;
-      (void)trials[key.trial]->Value(key.name, key.step);
+    const auto by_trial = ByTrial(keys);
+    tbb::parallel_for(size_t{0}, trials.size(), [&](size_t t) {
+      if (!by_trial[t].empty()) trials[t]->Prefetch(by_trial[t]);
     });
+  }
+
+  // Drops from the trial caches what `done` read and `next` (sorted) does not need, so that the
+  // cache holds the next step's tensors rather than stale ones (a rule that reads an old step
+  // again just reads it from storage).
+  void ReleaseAll(const std::vector<ReadKey>& done, const std::vector<ReadKey>& next) {
+    std::vector<ReadKey> stale;
+    std::set_difference(done.begin(), done.end(), next.begin(), next.end(), std::back_inserter(stale));
+    const auto by_trial = ByTrial(stale);
+    for (size_t t = 0; t < trials.size(); ++t) {
+      if (!by_trial[t].empty()) trials[t]->Release(by_trial[t]);
+    }
   }
 
   std::vector<ReadKey> KeysOf(const std::vector<TensorRequirement>& reqs) {
@@ -591,10 +614,12 @@ struct JobRunner::Impl {
         }
       }
     }
+    std::sort(next_keys.begin(), next_keys.end());
+    next_keys.erase(std::unique(next_keys.begin(), next_keys.end()), next_keys.end());
     if (!next_keys.empty()) {
       JoinPrefetch();
       prefetch_running = true;
-      prefetch_group.run([this, keys = std::move(next_keys)] { ReadAll(keys); });
+      prefetch_group.run([this, keys = next_keys] { ReadAll(keys); });
     }
     // 3. Invoke (instances in parallel; each on one thread).
     std::vector<std::pair<StepOutcome, std::string>> outcomes(to_invoke.size());
@@ -605,6 +630,7 @@ struct JobRunner::Impl {
       outcomes[i].second = std::move(message);
     });
     for (size_t i = 0; i < to_invoke.size(); ++i) Apply(*to_invoke[i], step, outcomes[i].first, outcomes[i].second);
+    ReleaseAll(keys, next_keys);
   }
 
   // The first already-available step >= from, without side effects on the rule.

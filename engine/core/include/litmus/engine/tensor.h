@@ -81,5 +81,12 @@ using TensorPtr = std::shared_ptr<const Tensor>;
 StatusOr<TensorPtr> DecodeTensorRecord(ByteBuffer record, std::string_view file_name,
                                        uint64_t file_offset, std::string_view expected_tag,
                                        bool* tag_mismatch = nullptr);
+// The same for a record that is a slice of a larger buffer kept alive by `owner` (several
+// records fetched with one read share it). Numeric data stays in place when aligned; otherwise
+// it is moved down to the nearest aligned address inside `record` (bytes outside `record` are
+// never written), so decode each slice at most once.
+StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::span<std::byte> record,
+                                       std::string_view file_name, uint64_t file_offset,
+                                       std::string_view expected_tag, bool* tag_mismatch = nullptr);
 
 }  // namespace litmus

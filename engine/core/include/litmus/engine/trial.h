@@ -154,6 +154,18 @@ class Trial {
   // kTensorUnavailableForStep after the end marker.
   StatusOr<TensorPtr> Value(const std::string& name, int64_t step, Mode mode = Mode::kGlobal,
                             const std::optional<std::string>& worker = std::nullopt) const;
+  // (tensor name, global step): the raw value of the default worker, for Prefetch and Release.
+  using StepTensor = std::pair<std::string, int64_t>;
+  // Reads the raw values of `keys` into the decoded-tensor cache with as few reads as the
+  // storage favours: records of one event file that lie close together are fetched with one
+  // read (RandomAccessFile::coalescing()), the files in parallel. Keys that are unknown, not
+  // available, already cached or that fail to read are skipped: Value() of the same key reads
+  // again and reports the error. Thread-safety as Value().
+  void Prefetch(const std::vector<StepTensor>& keys) const;
+  // Drops the cached raw values of `keys` (every worker): a hint from a caller that knows nobody
+  // needs them any more, so the cache holds what is still useful. Thread-safety as Value().
+  void Release(const std::vector<StepTensor>& keys) const;
+
   // Stored reduction if one exists, else computed from the raw value (reductions.h).
   StatusOr<double> Reduction(const std::string& name, int64_t step, layout::Reduction r, bool abs,
                              Mode mode = Mode::kGlobal,

@@ -24,6 +24,18 @@ class RandomAccessFile {
   // file). Thread-safe.
   virtual StatusOr<size_t> Read(uint64_t offset, std::span<std::byte> out) const = 0;
   virtual StatusOr<uint64_t> Size() const = 0;
+
+  // How a reader that needs several records of this file should batch them into reads (the
+  // trial reader's Prefetch): records of at most max_record_bytes whose gaps are at most
+  // max_gap_bytes are read together, at most max_read_bytes per read. The default suits a local
+  // page cache, where a read call costs about as much as copying 16 KiB, and large records are
+  // best read alone; remote stores, where every request costs a round trip, batch much more.
+  struct Coalescing {
+    uint64_t max_record_bytes = 64 << 10;
+    uint64_t max_gap_bytes = 4 << 10;
+    uint64_t max_read_bytes = 4 << 20;
+  };
+  virtual Coalescing coalescing() const { return {}; }
 };
 
 class WritableFile {
