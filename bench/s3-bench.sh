@@ -2,7 +2,8 @@
 # S3 benchmark (docs/benchmarks.md, docs/s3.md): `litmus run` CustomGradientRule on the benchmark
 # trial served by the local S3 test server (scripts/s3-test-server.sh), as ratios to two parallel
 # curl baselines measured in the same run (one curl, --parallel, SigV4): fetching the same event
-# files whole, and sending the same ranged GETs litmus sends (one per tensor record); and the
+# files whole, and sending one ranged GET per tensor record (what a reader without litmus's
+# coalescing of adjacent records sends); and the
 # requests per poll while following an idle trial. Skips cleanly if the server cannot start.
 # Usage: bench/s3-bench.sh BUILD_DIR [smoke|full] [WORK_DIR]
 #   smoke: 10 steps x 10 x 1 MiB;  full: 100 steps x 50 x 1 MiB (needs ~6 GB RAM for the server).
@@ -59,8 +60,8 @@ done > "$work/curl.cfg"
 objects=$(grep -c '^url' "$work/curl.cfg")
 bytes=$(du -sb "$trial/events" | cut -f1)
 rm -rf "$trial"
-# The same ranged GETs litmus sends: one transfer per tensor record (`next` starts a new one, so
-# each carries its own signing options).
+# One ranged GET per tensor record (`next` starts a new transfer, so each carries its own signing
+# options).
 "$build/bench/s3_bench" ranges "s3://$bucket/big" | while read -r key first last; do
   printf 'url = "%s/%s/%s"\nrange = "%s-%s"\noutput = "/dev/null"\naws-sigv4 = "aws:amz:us-east-1:s3"\n' \
          "$endpoint" "$bucket" "$key" "$first" "$last"
@@ -97,5 +98,5 @@ awk -v c="$best_curl" -v g="$best_ranges" -v r="$best_run" -v n="$objects" -v k=
     -v p="$parallel" 'BEGIN {
   printf "litmus run (CustomGradientRule) on s3:// (%d event files, %.0f MiB): %.3f s\n", n, b / 1048576, r
   printf "  curl --parallel-max %d, the same files whole: %.3f s; ratio run/curl %.2f\n", p, c, r / c
-  printf "  curl --parallel-max %d, the same %d ranged GETs: %.3f s; ratio run/curl %.2f\n", p, k, g, r / g }'
+  printf "  curl --parallel-max %d, %d ranged GETs (one per record): %.3f s; ratio run/curl %.2f\n", p, k, g, r / g }'
 "$build/bench/s3_bench" idle-polls "s3://$bucket/idle" --polls 20

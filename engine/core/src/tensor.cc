@@ -258,36 +258,37 @@ StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::
                                        std::string_view file_name, uint64_t file_offset,
                                        std::string_view expected_tag, bool* tag_mismatch) {
   if (tag_mismatch != nullptr) *tag_mismatch = false;
-  const std::string where = Where(file_name, file_offset, expected_tag);
+  // The error prefix is built only when there is an error (this runs once per tensor read).
+  const auto where = [&] { return Where(file_name, file_offset, expected_tag); };
   LITMUS_ASSIGN_OR_RETURN(const tfrecord::RecordView rec,
                           tfrecord::ParseExactRecord(record, file_name, file_offset));
   StatusOr<EventView> decoded = DecodeEvent(rec.payload);
-  if (!decoded.ok()) return decoded.status().WithContext(where);
+  if (!decoded.ok()) return decoded.status().WithContext(where());
   EventView& ev = *decoded;
   if (tag_mismatch != nullptr) *tag_mismatch = ev.tag != expected_tag;
-  if (!ev.has_tensor) return DataLossError(where + "record holds no tensor");
+  if (!ev.has_tensor) return DataLossError(where() + "record holds no tensor");
 
   const std::optional<DType> maybe_dtype = DTypeFromProto(ev.raw_dtype);
   if (!maybe_dtype) {
-    return UnimplementedError(where + "dtype " + std::to_string(ev.raw_dtype) +
+    return UnimplementedError(where() + "dtype " + std::to_string(ev.raw_dtype) +
                               " of tensor '" + std::string(ev.tag) + "' is not supported");
   }
   const DType dtype = *maybe_dtype;
 
   int64_t elements = 1;
   for (int64_t d : ev.shape) {
-    if (d < 0) return DataLossError(where + "negative dimension " + std::to_string(d));
+    if (d < 0) return DataLossError(where() + "negative dimension " + std::to_string(d));
     if (__builtin_mul_overflow(elements, d, &elements)) {
-      return DataLossError(where + "element count of the shape overflows");
+      return DataLossError(where() + "element count of the shape overflows");
     }
   }
 
   if (IsString(dtype)) {
     if (!ev.content.empty()) {
-      return UnimplementedError(where + "string tensor stored in tensor_content");
+      return UnimplementedError(where() + "string tensor stored in tensor_content");
     }
     if (ev.shape.size() != 1 || ev.shape[0] != static_cast<int64_t>(ev.string_val.size())) {
-      return DataLossError(where + "string tensor must be 1-D with one entry per string_val (" +
+      return DataLossError(where() + "string tensor must be 1-D with one entry per string_val (" +
                            std::to_string(ev.string_val.size()) + " strings, " +
                            std::to_string(ev.shape.size()) + " dims)");
     }
@@ -298,11 +299,11 @@ StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::
   const size_t item = DTypeSize(dtype);
   int64_t expected_bytes = 0;
   if (__builtin_mul_overflow(elements, static_cast<int64_t>(item), &expected_bytes)) {
-    return DataLossError(where + "byte size of the shape overflows");
+    return DataLossError(where() + "byte size of the shape overflows");
   }
   if (elements == 0 || !ev.content.empty()) {
     if (ev.content.size() != static_cast<uint64_t>(expected_bytes)) {
-      return DataLossError(where + "tensor_content has " + std::to_string(ev.content.size()) +
+      return DataLossError(where() + "tensor_content has " + std::to_string(ev.content.size()) +
                            " bytes, dtype " + std::string(DTypeName(dtype)) + " and shape need " +
                            std::to_string(expected_bytes));
     }
@@ -333,10 +334,10 @@ StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::
   // No tensor_content but elements > 0: TF's *_val fields (writers other than smdebug).
   const ValField vf = ValFieldFor(dtype);
   if (vf.field == 0 || ev.packed_field != vf.field || ev.packed_vals.empty()) {
-    return DataLossError(where + "no tensor data");
+    return DataLossError(where() + "no tensor data");
   }
   LITMUS_ASSIGN_OR_RETURN(ByteBuffer expanded,
-                          ExpandValField(dtype, vf, ev.packed_vals, elements, where));
+                          ExpandValField(dtype, vf, ev.packed_vals, elements, where()));
   const std::span<const std::byte> bytes = std::as_const(expanded).span();
   return std::make_shared<const Tensor>(dtype, std::move(ev.shape), bytes, Share(std::move(expanded)));
 }

@@ -8,8 +8,7 @@ namespace litmus {
 
 TensorCache::TensorCache(size_t budget_bytes) : budget_bytes_(budget_bytes) {}
 
-StatusOr<TensorPtr> TensorCache::GetOrLoad(const std::string& key,
-                                           const std::function<StatusOr<TensorPtr>()>& loader) {
+StatusOr<TensorPtr> TensorCache::GetOrLoad(const std::string& key, LoaderRef loader) {
   std::unique_lock<std::mutex> lock(mu_);
   if (auto it = index_.find(key); it != index_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second);

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <type_traits>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -31,8 +32,21 @@ class TensorCache {
   // the same result, errors included; errors are never cached, so a later call loads again.
   // A loader that returns a null TensorPtr yields Internal. If `loader` throws, waiters get
   // Internal and the exception propagates to the calling thread.
-  StatusOr<TensorPtr> GetOrLoad(const std::string& key,
-                                const std::function<StatusOr<TensorPtr>()>& loader);
+  // (`loader` is borrowed for the call, not copied: a cache hit costs no allocation for it.)
+  class LoaderRef {
+   public:
+    template <typename F>
+      requires std::is_invocable_r_v<StatusOr<TensorPtr>, F&>
+    LoaderRef(F&& f)  // NOLINT(google-explicit-constructor): a by-reference callable
+        : callable_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+          call_([](void* c) -> StatusOr<TensorPtr> { return (*static_cast<std::remove_reference_t<F>*>(c))(); }) {}
+    StatusOr<TensorPtr> operator()() const { return call_(callable_); }
+
+   private:
+    void* callable_;
+    StatusOr<TensorPtr> (*call_)(void*);
+  };
+  StatusOr<TensorPtr> GetOrLoad(const std::string& key, LoaderRef loader);
 
   // True if `key` is cached or being loaded (does not count as a hit or touch the LRU order).
   bool Contains(const std::string& key) const;
