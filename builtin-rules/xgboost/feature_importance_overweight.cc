@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "litmus_builtin/regex_check.hpp"
+
 namespace litmus_builtin {
 namespace {
 
@@ -65,13 +67,9 @@ FeatureImportanceOverweight::FeatureImportanceOverweight(const litmus::RuleArgs&
     throw litmus::InvalidConfig("nfeatures: expected an integer of at least 1, got '" +
                                 param_raw(kNFeatures.name).value_or("") + "'");
   }
-  // The host owns the regex engine (Python re semantics): one query now turns a pattern it
-  // refuses into a configuration error instead of a rule failure at the first step.
-  try {
-    base_trial().tensor_names({.regex = tensor_regex_});
-  } catch (const litmus::InvalidArgument&) {
-    throw litmus::InvalidConfig("tensor_regex: invalid regex '" + tensor_regex_ + "'");
-  }
+  // A pattern the host's regex engine refuses is a configuration error now, not a rule failure
+  // at the first step.
+  CheckRegexes(*this, kTensorRegex.name, {tensor_regex_});
 }
 
 void FeatureImportanceOverweight::set_required_tensors(int64_t step) {

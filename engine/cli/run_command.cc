@@ -46,9 +46,16 @@ RunOptions& AddRunCommand(CLI::App& app) {
       "run", "Evaluate rules on a trial, following it while training runs. Exit code: 0 no issues found, "
              "1 a rule's condition was met, 2 client error, 3 internal error, 143 stopped");
   cmd->add_option("--trial", l.trial, "Trial folder or s3://bucket/prefix (default: $S3_PATH, or trial: in --config)");
-  cmd->add_option("--rule", l.rule, "Rule to evaluate (class name, case-insensitive, e.g. VanishingGradient)");
+  cmd->add_option("--rule", l.rule,
+                  "Rule to evaluate: its class name (VanishingGradient) or SageMaker's snake_case name "
+                  "(vanishing_gradient), case-insensitive (default: rule_to_invoke in $LITMUS_RULE_PARAMETERS, or "
+                  "rules: in --config). `litmus rules` lists the rules, `litmus rules NAME` shows a rule's "
+                  "parameters")
+      ->type_name("NAME");
   AddPluginOptions(cmd, &options.plugins);
-  cmd->add_option("--param", l.params, "Rule parameter key=value (SageMaker RuleParameters); repeatable");
+  cmd->add_option("--param", l.params,
+                  "Rule parameter key=value (SageMaker RuleParameters; `litmus rules NAME` lists a rule's keys); "
+                  "repeatable, a key given twice keeps its last value (with a warning)");
   cmd->add_option("--start-step", l.start_step, "First global step to evaluate (default 0)");
   cmd->add_option("--end-step", l.end_step, "Global step to stop before (exclusive; default: until training ends)");
   cmd->add_option("--other-trial", l.other_trials, "Another trial (folder or s3:// prefix) the rule reads (e.g. SimilarAcrossRuns); repeatable");
@@ -70,13 +77,25 @@ int RunRun(const RunOptions& options) {
   RunCommandLine line = options.line;
   line.plugin_files = options.plugins.files;
   line.plugin_dirs = options.plugins.dirs;
-  auto config = BuildJobConfig(line, ProcessEnvironment());
-  if (!config.ok()) return Fail(kExitBadInput, config.status().message());
+  std::vector<std::string> notes;
+  auto config = BuildJobConfig(line, ProcessEnvironment(), &notes);
+  // A configuration error is reported like the errors found later (unknown rule, invalid
+  // parameter value): one line on stderr, exit 2, status.json and the message/failure files.
+  if (!config.ok()) {
+    const std::string message(config.status().message());
+    JobRunner::ReportConfigurationError(FallbackJobConfig(line, ProcessEnvironment()), message);
+    return Fail(kExitBadInput, message);
+  }
   if (!config->logging_level.empty()) {
     const auto level = ParseLevel(config->logging_level);
-    if (!level) return Fail(kExitBadInput, "logging level: unknown level '" + config->logging_level + "'");
+    if (!level) {
+      const std::string message = "logging level: unknown level '" + config->logging_level + "'";
+      JobRunner::ReportConfigurationError(std::move(config).value(), message);
+      return Fail(kExitBadInput, message);
+    }
     spdlog::set_level(*level);
   }
+  for (const std::string& note : notes) spdlog::warn("{}", note);
   StopSignal::InstallHandlers();
   // Local folders and s3:// prefixes alike (docs/s3.md).
   aws::TrialEnv env;

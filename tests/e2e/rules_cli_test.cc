@@ -77,6 +77,19 @@ TEST(RulesCli, UnknownRuleListsTheAvailableOnes) {
   }
 }
 
+TEST(RulesCli, UnknownRuleSuggestsTheClosestName) {
+  for (const char* typo : {"CustomGradientRul", "custom_gradiant_rule", "customgradient"}) {
+    const auto result = RunProcess({LitmusBinary(), "rules", typo, "--plugin", LITMUS_CUSTOM_RULE_PLUGIN}, kEnv);
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(Lines(result.err), 1) << result.err;
+    EXPECT_EQ(result.err.rfind("litmus: unknown rule '" + std::string(typo) +
+                                   "'; did you mean CustomGradientRule? available rules: ",
+                               0),
+              0u)
+        << result.err;
+  }
+}
+
 TEST(RulesCli, PluginThatCannotLoadIsAClientError) {
   const auto result = RunProcess({LitmusBinary(), "rules", "--plugin", LITMUS_TEST_PLUGIN_MINOR}, kEnv);
   EXPECT_EQ(result.exit_code, 2);

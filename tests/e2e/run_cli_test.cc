@@ -1,7 +1,8 @@
 // End-to-end: the real `litmus run` binary on the smdebug fixtures and on bad input. Checks exit
 // codes, firing steps against smdebug's recorded verdicts, status.json / events.jsonl / message
 // files, start/end steps, several workers, several rules, SIGTERM and the stop-signal file, and
-// the rogue plugin gallery.
+// the rogue plugin gallery, how configuration errors are reported, "did you mean" hints, repeated
+// parameters and what --help promises.
 #include <signal.h>
 
 #include <chrono>
@@ -223,8 +224,12 @@ TEST(RunCli, StopSignalFile) {
   EXPECT_EQ(ReadJson(out.path() / "status.json")["RuleEvaluationStatus"], "Stopped");
 }
 
-void ExpectClientError(const std::vector<std::string>& extra, const std::string& must_mention,
-                       int code = 2) {
+// Runs a job that must fail with `code` (2 client error, 3 internal error) and returns its
+// stderr. Whatever the error (configuration, plugin, trial, rule), the job reports it the same
+// way: exactly one error line on stderr naming the problem, status.json with Error and the exit
+// code, and the one-line message/failure files "ClientError: ..." / "InternalServerError: ...".
+std::string ExpectClientError(const std::vector<std::string>& extra, const std::string& must_mention,
+                              int code = 2) {
   testing::TempDir out;
   const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd);
   EXPECT_EQ(result.exit_code, code) << result.err;
@@ -234,8 +239,23 @@ void ExpectClientError(const std::vector<std::string>& extra, const std::string&
   for (std::string line; std::getline(lines, line);) {
     if (line.find("[error]") != std::string::npos || line.rfind("litmus: ", 0) == 0) error_lines.push_back(line);
   }
-  ASSERT_EQ(error_lines.size(), 1u) << result.err;
+  EXPECT_EQ(error_lines.size(), 1u) << result.err;
+  if (error_lines.size() != 1u) return result.err;
   EXPECT_NE(error_lines[0].find(must_mention), std::string::npos) << result.err;
+  const std::string prefix = code == 2 ? "ClientError: " : "InternalServerError: ";
+  const std::string failure = testing::ReadWholeFile(out.path() / "failure");
+  EXPECT_EQ(failure.rfind(prefix, 0), 0u) << failure;
+  EXPECT_NE(failure.find(must_mention), std::string::npos) << failure;
+  EXPECT_EQ(std::count(failure.begin(), failure.end(), '\n'), 1) << failure;
+  EXPECT_EQ(testing::ReadWholeFile(out.path() / "message"), failure);
+  if (std::filesystem::exists(out.path() / "status.json")) {
+    const Json status = ReadJson(out.path() / "status.json");
+    EXPECT_EQ(status["RuleEvaluationStatus"], "Error") << status.dump();
+    EXPECT_EQ(status["exit_code"], code) << status.dump();
+  } else {
+    ADD_FAILURE() << "no status.json";
+  }
+  return result.err;
 }
 
 TEST(RunCli, BadInput) {
@@ -251,6 +271,74 @@ TEST(RunCli, BadInput) {
   ExpectClientError({"--trial", trial, "--rule", "CustomGradientRule", "--param", "novalue"}, "key=value");
 }
 
+// Usage errors found while reading the configuration are reported like the others
+// (ExpectClientError): failure file, message file and status.json too.
+TEST(RunCli, ConfigurationErrorsWriteTheFailureFiles) {
+  const std::string trial = testing::FixturePath("pt_exploding").string();
+  testing::TempDir dir;
+  ExpectClientError({"--trial", trial, "--plugin", CustomRule(), "--rule", "custom_gradient_rule", "--param", "depth"},
+                    "--param depth: expected key=value");
+  dir.WriteFile("dup.yaml", "trial: " + trial + "\nplugins: [" + CustomRule() +
+                                "]\nrules:\n  - {name: same, rule: CustomGradientRule}\n  - {name: same, rule: "
+                                "custom_gradient_rule}\n");
+  ExpectClientError({"--config", (dir.path() / "dup.yaml").string()}, "two rules are named same");
+  // Unnamed, the same rule typed twice is named twice by its class.
+  dir.WriteFile("alias.yaml", "trial: " + trial + "\nplugins: [" + CustomRule() +
+                                  "]\nrules:\n  - {rule: CustomGradientRule}\n  - {rule: custom_gradient_rule}\n");
+  ExpectClientError({"--config", (dir.path() / "alias.yaml").string()}, "two rules are named CustomGradientRule");
+  dir.WriteFile("broken.yaml", "trial: [unclosed\n");
+  ExpectClientError({"--config", (dir.path() / "broken.yaml").string()}, "broken.yaml");
+  ExpectClientError({"--trial", trial, "--rule", "CustomGradientRule", "--logging-level", "loud"}, "loud");
+  dir.WriteFile("unknown.yaml", "trial: " + trial + "\nplugins: [" + CustomRule() +
+                                    "]\nrules:\n  - {name: typo, rule: CustomGradientRul}\n");
+  ExpectClientError({"--config", (dir.path() / "unknown.yaml").string()},
+                    "unknown rule 'CustomGradientRul'; did you mean CustomGradientRule?");
+
+  // The rule is named by its class even when typed as an alias, and a job whose configuration
+  // names no rule still reports.
+  testing::TempDir out;
+  ProcessResult result = RunProcess(RunArgs(out.path(), {"--trial", trial, "--plugin", CustomRule(), "--rule",
+                                                         "custom_gradient_rule", "--param", "depth"}),
+                                    kFastEnd);
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  Json status = ReadJson(out.path() / "status.json");
+  EXPECT_EQ(status["RuleConfigurationName"], "CustomGradientRule");
+  EXPECT_EQ(status["rule"], "CustomGradientRule");
+  EXPECT_EQ(status["StatusDetails"], "ClientError: --param depth: expected key=value");
+  testing::TempDir none;
+  result = RunProcess(RunArgs(none.path(), {"--param", "depth"}), {{"S3_PATH", ""}, {"LITMUS_RULE_PARAMETERS", ""}});
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  status = ReadJson(none.path() / "status.json");
+  EXPECT_EQ(status["RuleEvaluationStatus"], "Error");
+  EXPECT_EQ(status["StatusDetails"], "ClientError: --param depth: expected key=value");
+  EXPECT_TRUE(status["rules"].empty());
+}
+
+// A rule typed as an alias ("custom_gradient_rule") whose create fails: status.json, events and
+// messages show the class name, never the alias.
+TEST(RunCli, FailedCreateShowsTheClassName) {
+  testing::TempDir out;
+  const ProcessResult result = RunProcess(
+      RunArgs(out.path(), {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin", CustomRule(),
+                           "--rule", "custom_gradient_rule", "--param", "threshold=abc"}),
+      kFastEnd);
+  ASSERT_EQ(result.exit_code, 2) << result.err;
+  const Json status = ReadJson(out.path() / "status.json");
+  EXPECT_EQ(status["RuleConfigurationName"], "CustomGradientRule");
+  EXPECT_EQ(status["rule"], "CustomGradientRule");
+  ASSERT_EQ(status["rules"].size(), 1u);
+  EXPECT_EQ(status["rules"][0]["rule"], "CustomGradientRule");
+  const std::vector<Json> events = ReadEvents(out.path());
+  ASSERT_FALSE(events.empty());
+  for (const Json& e : events) {
+    EXPECT_EQ(e["rule"], "CustomGradientRule") << e.dump();
+    EXPECT_EQ(e["rule_class"], "CustomGradientRule") << e.dump();
+  }
+  EXPECT_NE(result.err.find("ClientError: rule CustomGradientRule (plugin "), std::string::npos) << result.err;
+  const std::string failure = testing::ReadWholeFile(out.path() / "failure");
+  EXPECT_EQ(failure.rfind("ClientError: rule CustomGradientRule (plugin ", 0), 0u) << failure;
+}
+
 TEST(RunCli, UnknownParameterIsWarnedAbout) {
   testing::TempDir out;
   const ProcessResult result = RunProcess(
@@ -258,7 +346,58 @@ TEST(RunCli, UnknownParameterIsWarnedAbout) {
                            "--rule", "CustomGradientRule", "--param", "thresold=10"}),
       kFastEnd);
   EXPECT_EQ(result.exit_code, 1) << result.err;  // default threshold 10 fires at step 4
-  EXPECT_NE(result.err.find("thresold"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("unknown parameter 'thresold' (did you mean threshold?)"), std::string::npos)
+      << result.err;
+}
+
+TEST(RunCli, UnknownRuleSuggestsTheClosestName) {
+  const std::string trial = testing::FixturePath("pt_exploding").string();
+  ExpectClientError({"--trial", trial, "--plugin", CustomRule(), "--rule", "custom_gradiant_rule"},
+                    "unknown rule 'custom_gradiant_rule'; did you mean CustomGradientRule?");
+  ExpectClientError({"--trial", trial, "--plugin", CustomRule(), "--rule", "CustomGradient"},
+                    "did you mean CustomGradientRule?");
+}
+
+// A key given twice, or by two sources: the winner is used and one warning names both values.
+TEST(RunCli, RepeatedParameterIsWarnedAbout) {
+  testing::TempDir out;
+  auto env = kFastEnd;
+  env.push_back({"LITMUS_RULE_PARAMETERS", R"({"threshold": "1e9"})"});
+  const ProcessResult result = RunProcess(
+      RunArgs(out.path(), {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin", CustomRule(),
+                           "--rule", "CustomGradientRule", "--param", "threshold=1e9", "--param", "threshold=10"}),
+      env);
+  EXPECT_EQ(result.exit_code, 1) << result.err;  // threshold 10 fires at step 4; 1e9 never would
+  EXPECT_EQ(FiredSteps(out.path()), std::vector<int64_t>{4});
+  const std::string twice = "[warning] --param threshold given twice ('1e9', then '10'); using '10'";
+  const std::string sources =
+      "[warning] parameter threshold set by LITMUS_RULE_PARAMETERS ('1e9') and the command line ('10'); using '10'";
+  EXPECT_NE(result.err.find(twice), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(sources), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find(twice), result.err.rfind(twice)) << "one warning, not one per use";
+  EXPECT_EQ(ReadJson(out.path() / "rule-reports" / "CustomGradientRule.json")["RuleParameters"], "threshold:10\n");
+}
+
+// What `litmus run --help` promises about rule names and plugins, and that it holds.
+TEST(RunCli, HelpExplainsRuleNamesAndPlugins) {
+  const ProcessResult help = RunProcess({LitmusBinary(), "run", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  for (const char* text : {"case-insensitive", "snake_case", "vanishing_gradient", "`litmus rules` lists the rules",
+                           "`litmus rules NAME` shows a rule's parameters", "--plugin-dir DIR",
+                           "Not needed for the built-in SageMaker rules", "/litmus/plugins",
+                           "build tree's builtin-rules/", "$LITMUS_PLUGIN_PATH"}) {
+    EXPECT_NE(help.out.find(text), std::string::npos) << text << "\n" << help.out;
+  }
+  // Case-insensitive and snake_case names work (the firing test uses the class name).
+  for (const char* name : {"CUSTOMGRADIENTRULE", "custom_gradient_rule", "Custom_Gradient_Rule"}) {
+    testing::TempDir out;
+    const ProcessResult result = RunProcess(
+        RunArgs(out.path(), {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin", CustomRule(),
+                             "--rule", name}),
+        kFastEnd);
+    EXPECT_EQ(result.exit_code, 1) << name << ": " << result.err;
+    EXPECT_EQ(ReadJson(out.path() / "status.json")["RuleConfigurationName"], "CustomGradientRule") << name;
+  }
 }
 
 // The rogue gallery: each plugin must give exit 2 or 3 and a message naming it and the problem.

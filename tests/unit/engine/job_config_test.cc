@@ -109,6 +109,84 @@ TEST(JobConfig, OtherTrialsAndRunnerKeys) {
   EXPECT_TRUE(job.rules[0].parameters.empty());
 }
 
+// A key given twice on the command line, or with different values by two sources: the later /
+// higher-precedence value wins and one note names the key and both values.
+TEST(JobConfig, RepeatedKeysKeepTheWinningValueWithOneNote) {
+  testing::TempDir dir;
+  dir.WriteFile("job.yaml", R"(
+trial: /t
+start_step: 1
+rules:
+  - rule: ExplodingTensor
+    parameters: {start_step: "2", a: "yaml", b: "same", c: "yaml"}
+)");
+  RunCommandLine cli;
+  cli.config_file = dir.str() + "/job.yaml";
+  cli.params = {"threshold=0.1", "threshold=0.5", "c=cli", "end-step=9", "b=same"};
+  cli.end_step = 8;
+  auto env = Env({{"LITMUS_RULE_PARAMETERS", R"({"a": "env", "b": "same"})"}});
+  std::vector<std::string> notes;
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig job, BuildJobConfig(cli, env, &notes));
+  ASSERT_EQ(job.rules.size(), 1u);
+  const RuleJobConfig& r = job.rules[0];
+  EXPECT_EQ(r.parameters.at("threshold"), "0.5");
+  EXPECT_EQ(r.parameters.at("a"), "env");
+  EXPECT_EQ(r.parameters.at("c"), "cli");
+  EXPECT_EQ(r.start_step, 2);  // the rule's own value over the job-wide default: no note
+  EXPECT_EQ(r.end_step, 8);
+  EXPECT_EQ(notes, (std::vector<std::string>{
+                       "--param threshold given twice ('0.1', then '0.5'); using '0.5'",
+                       "--param end_step='9' and --end-step '8' both given; using '8'",
+                       "parameter a set by the config file ('yaml') and LITMUS_RULE_PARAMETERS ('env'); using 'env'",
+                       "parameter c set by the config file ('yaml') and the command line ('cli'); using 'cli'"}));
+}
+
+// What a configuration error is reported with: as much of the job as can be known.
+TEST(JobConfig, FallbackForReportingAConfigurationError) {
+  testing::TempDir dir;
+  dir.WriteFile("dup.yaml", R"(
+trial: /t
+output_dir: /yaml-out
+failure_file: /yaml-failure
+rules:
+  - {name: same, rule: tree_depth}
+  - {name: same, rule: AllZero}
+)");
+  RunCommandLine cli;
+  cli.config_file = dir.str() + "/dup.yaml";
+  cli.output_dir = "/cli-out";
+  cli.plugin_files = {"/p.so"};
+  ASSERT_FALSE(BuildJobConfig(cli, Env({})).ok());
+  JobConfig job = FallbackJobConfig(cli, Env({}));
+  EXPECT_EQ(job.output_dir, "/cli-out");
+  EXPECT_EQ(job.failure_file, "/yaml-failure");
+  EXPECT_EQ(job.message_file, "/opt/ml/output/message");
+  EXPECT_EQ(job.plugin_files, std::vector<std::string>{"/p.so"});
+  ASSERT_EQ(job.rules.size(), 2u);
+  EXPECT_EQ(job.rules[0].configuration_name, "same");
+  EXPECT_EQ(job.rules[0].rule, "tree_depth");
+  EXPECT_EQ(job.rules[1].rule, "AllZero");
+
+  // An unreadable config file and a malformed --param: the command line's rule, default paths.
+  RunCommandLine bad;
+  bad.config_file = dir.str() + "/missing.yaml";
+  bad.rule = "tree_depth";
+  bad.params = {"depth"};
+  ASSERT_FALSE(BuildJobConfig(bad, Env({})).ok());
+  job = FallbackJobConfig(bad, Env({}));
+  EXPECT_EQ(job.output_dir, "/opt/ml/processing/output/rule");
+  ASSERT_EQ(job.rules.size(), 1u);
+  EXPECT_EQ(job.rules[0].rule, "tree_depth");
+  EXPECT_EQ(job.rules[0].configuration_name, "");
+
+  // No rule anywhere: none.
+  EXPECT_TRUE(FallbackJobConfig(RunCommandLine{}, Env({})).rules.empty());
+  // The environment's rule_to_invoke.
+  job = FallbackJobConfig(RunCommandLine{}, Env({{"LITMUS_RULE_PARAMETERS", R"({"rule_to_invoke": " AllZero "})"}}));
+  ASSERT_EQ(job.rules.size(), 1u);
+  EXPECT_EQ(job.rules[0].rule, "AllZero");
+}
+
 TEST(JobConfig, ClearErrors) {
   auto message = [](RunCommandLine cli, std::map<std::string, std::string> env = {}) {
     auto job = BuildJobConfig(cli, Env(env));

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "plugin/name_suggestion.h"
 #include "support/temp_dir.h"
 
 namespace litmus {
@@ -182,13 +183,24 @@ TEST(PluginLoader, FindRuleIsCaseInsensitiveAndAcceptsSnakeCase) {
   LITMUS_ASSERT_OK_AND_ASSIGN(const LoadedRule* nlp, registry.FindRule("nlp_sequence_ratio"));
   EXPECT_EQ(nlp->name, "NLPSequenceRatio");
 
-  for (const char* wrong : {"vanishing", "vanishing__gradient", "vanishinggradient_", ""}) {
+  // Near misses get a hint (edit distance <= 2 or a prefix, against class and snake_case names).
+  for (const char* wrong : {"vanishing", "vanishing__gradient", "vanishinggradient_", "VanishingGradiant",
+                            "vanishing_gradients", "VanishingGradientRule"}) {
     const auto missing = registry.FindRule(wrong);
     ASSERT_FALSE(missing.ok()) << wrong;
     EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
     EXPECT_EQ(missing.status().message(), "unknown rule '" + std::string(wrong) +
-                                              "'; available rules: NLPSequenceRatio, StalledTrainingRule, "
-                                              "VanishingGradient");
+                                              "'; did you mean VanishingGradient? available rules: "
+                                              "NLPSequenceRatio, StalledTrainingRule, VanishingGradient");
+  }
+  LITMUS_ASSERT_OK(registry.FindRule("nlp_sequence_ratio").status());
+  EXPECT_THAT(registry.FindRule("nlp_sequense_ratio").status().message(), HasSubstr("did you mean NLPSequenceRatio?"));
+  EXPECT_THAT(registry.FindRule("stalled").status().message(), HasSubstr("did you mean StalledTrainingRule?"));
+  for (const char* far : {"", "Nope", "xy", "Gradient"}) {
+    EXPECT_EQ(registry.FindRule(far).status().message(),
+              "unknown rule '" + std::string(far) +
+                  "'; available rules: NLPSequenceRatio, StalledTrainingRule, VanishingGradient")
+        << far;
   }
 }
 
@@ -321,6 +333,26 @@ TEST(PluginLoader, SnakeCase) {
   EXPECT_EQ(RuleNameToSnakeCase("Confusion"), "confusion");
   EXPECT_EQ(RuleNameToSnakeCase("Layer2Norm"), "layer2_norm");
   EXPECT_EQ(RuleNameToSnakeCase("already_snake"), "already_snake");
+}
+
+// SuggestName: the "did you mean" matcher used for rule names and parameter keys.
+TEST(NameSuggestion, EditsAndPrefixes) {
+  const std::vector<NameCandidate> keys = {{"threshold", "threshold"}, {"epsilon", "epsilon"},
+                                           {"tensor_regex", "tensor_regex"}, {"depth", "depth"}};
+  EXPECT_EQ(SuggestName("thresold", keys), "threshold");
+  EXPECT_EQ(SuggestName("THRESHOLD", keys), "threshold");   // case only
+  EXPECT_EQ(SuggestName("thershold", keys), "threshold");   // two edits
+  EXPECT_EQ(SuggestName("tensor", keys), "tensor_regex");   // prefix
+  EXPECT_EQ(SuggestName("depth_limit", keys), "depth");     // the known key is a prefix
+  EXPECT_EQ(SuggestName("dept", keys), "depth");
+  EXPECT_EQ(SuggestName("thrxxxxld", keys), std::nullopt);  // three edits
+  EXPECT_EQ(SuggestName("x", keys), std::nullopt);          // too short for two edits to mean anything
+  EXPECT_EQ(SuggestName("de", keys), std::nullopt);         // too short a prefix
+  EXPECT_EQ(SuggestName("", keys), std::nullopt);
+  EXPECT_EQ(SuggestName("threshold", {}), std::nullopt);
+  // Fewer edits win over a prefix.
+  EXPECT_EQ(SuggestName("eps", {{"epsilon", "epsilon"}, {"ups", "ups"}}), "ups");
+  EXPECT_EQ(EditDistance("kitten", "Sitting"), 3u);
 }
 
 }  // namespace

@@ -84,8 +84,8 @@ TEST_F(RuleInstanceTest, RequirementsInvokeAndReport) {
 TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
   std::vector<std::string> warnings;
   LITMUS_ASSERT_OK_AND_ASSIGN(auto rule, Create({{"thresold", "1"}, {"threshold", "abc"}}, &warnings));
-  EXPECT_THAT(warnings, ElementsAre("rule VanishingGradient: unknown parameter 'thresold' (ignored); known: "
-                                    "threshold, fire_at_step, behavior"));
+  EXPECT_THAT(warnings, ElementsAre("rule VanishingGradient: unknown parameter 'thresold' (did you mean "
+                                    "threshold?) (ignored); known: threshold, fire_at_step, behavior"));
   ASSERT_EQ(rule->Invoke(0).status, LITMUS_OK);
   EXPECT_EQ(rule->report().details_json.at("threshold"), "\"abc\"");  // the user's value reached create
 

@@ -21,6 +21,7 @@
 #include <system_error>
 
 #include "plugin/host_api.h"
+#include "plugin/name_suggestion.h"
 
 namespace litmus {
 namespace internal {
@@ -423,8 +424,15 @@ StatusOr<const LoadedRule*> PluginRegistry::FindRule(std::string_view name) cons
           (searched_directories_.empty() ? std::string("no folder") : Join(searched_directories_, ", ")) +
           "); load one with --plugin FILE or --plugin-dir DIR");
     }
-    return NotFoundError("unknown rule '" + std::string(name) +
-                         "'; available rules: " + Join({available.begin(), available.end()}, ", "));
+    std::vector<NameCandidate> candidates;
+    for (const std::string& rule : available) {
+      candidates.push_back({rule, rule});
+      candidates.push_back({RuleNameToSnakeCase(rule), rule});
+    }
+    const std::optional<std::string> suggestion = SuggestName(name, candidates);
+    return NotFoundError("unknown rule '" + std::string(name) + "'; " +
+                         (suggestion ? "did you mean " + *suggestion + "? " : std::string()) +
+                         "available rules: " + Join({available.begin(), available.end()}, ", "));
   }
   if (std::any_of(matches.begin(), matches.end(), [](const Match& m) { return m.exact; })) {
     std::erase_if(matches, [](const Match& m) { return !m.exact; });

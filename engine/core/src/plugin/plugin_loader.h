@@ -65,7 +65,8 @@ class PluginRegistry {
   // (case-sensitive) match wins over the other forms. Precedence: plugins given by LoadFile, then
   // folders in the order they were loaded (like PATH); two plugins of the same precedence
   // exporting the name is an InvalidArgument ambiguity error naming both. NotFound lists the
-  // available rule names.
+  // available rule names, after "did you mean X?" when a class name or its snake_case form is
+  // close to `name` (SuggestName, name_suggestion.h).
   StatusOr<const LoadedRule*> FindRule(std::string_view name) const;
 
   // Every loaded rule (shadowed ones included), sorted by name, then plugin path.

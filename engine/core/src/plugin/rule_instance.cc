@@ -8,6 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "plugin/name_suggestion.h"
+
 namespace litmus {
 namespace {
 
@@ -49,11 +51,14 @@ StatusOr<std::unique_ptr<RuleInstance>> RuleInstance::Create(const LoadedRule& r
   std::string known, unknown;
   size_t unknown_count = 0;
   for (const LoadedRule::Param& p : rule.params) known += (known.empty() ? "" : ", ") + p.name;
+  std::vector<NameCandidate> known_keys;
+  for (const LoadedRule::Param& p : rule.params) known_keys.push_back({p.name, p.name});
   for (const auto& [key, value] : params) {
     const bool declared =
         std::any_of(rule.params.begin(), rule.params.end(), [&](const LoadedRule::Param& p) { return p.name == key; });
     if (!declared) {
       unknown += (unknown.empty() ? "'" : ", '") + key + "'";
+      if (auto suggestion = SuggestName(key, known_keys)) unknown += " (did you mean " + *suggestion + "?)";
       ++unknown_count;
     }
   }

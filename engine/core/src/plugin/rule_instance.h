@@ -31,8 +31,10 @@ struct PluginCallResult {
 class RuleInstance {
  public:
   // Validates `params` against the rule's schema: unknown keys are appended to *warnings (may be
-  // null) as one line listing them all ("rule VanishingGradient: unknown parameters 'thresold',
-  // 'x' (ignored); known: threshold"); a missing required one is InvalidArgument naming the key.
+  // null) as one line listing them all, each with a hint when a declared key is close to it
+  // (SuggestName): "rule VanishingGradient: unknown parameters 'thresold' (did you mean
+  // threshold?), 'x' (ignored); known: threshold". A missing required one is InvalidArgument
+  // naming the key.
   // Applies defaults and calls create. create returning LITMUS_INVALID_CONFIG -> InvalidArgument
   // "rule X (plugin P): <message>"; any other failure -> Internal "rule X (plugin P): create
   // failed: <message>".

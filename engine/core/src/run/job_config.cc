@@ -235,16 +235,59 @@ StatusOr<ParameterMap> EnvironmentParameters(const GetEnvFn& getenv) {
   return out;
 }
 
-StatusOr<ParameterMap> CommandLineParameters(const std::vector<std::string>& params) {
+// Adds a note once (the same override may be seen for every rule of a config).
+void AddNote(std::vector<std::string>* notes, std::string note) {
+  if (std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(std::move(note));
+}
+
+// --param key=value options, keys canonicalised; a key given twice keeps its last value, with a
+// note naming both ("--param threshold given twice ('0.1', then '0.5'); using '0.5'").
+StatusOr<ParameterMap> CommandLineParameters(const std::vector<std::string>& params, std::vector<std::string>* notes) {
   ParameterMap out;
   for (const auto& p : params) {
     const auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0) {
       return InvalidArgumentError("--param " + p + ": expected key=value");
     }
-    out[p.substr(0, eq)] = p.substr(eq + 1);
+    const std::string key = CanonicalKey(p.substr(0, eq));
+    const std::string value = p.substr(eq + 1);
+    if (auto it = out.find(key); it != out.end()) {
+      AddNote(notes, "--param " + key + " given twice ('" + it->second + "', then '" + value + "'); using '" +
+                         value + "'");
+    }
+    out[key] = value;
   }
   return out;
+}
+
+// A command-line option that sets a runner key (--rule, --start-step, --end-step) wins over
+// --param of the same key, with a note when the values differ.
+void SetFromOption(ParameterMap* cli_params, const std::string& key, const std::string& value,
+                   const std::string& option, std::vector<std::string>* notes) {
+  if (auto it = cli_params->find(key); it != cli_params->end() && it->second != value) {
+    AddNote(notes, "--param " + key + "='" + it->second + "' and " + option + " '" + value + "' both given; using '" +
+                       value + "'");
+  }
+  (*cli_params)[key] = value;
+}
+
+// Merges one parameter source over the lower-precedence ones already in `into` (`origins`: the
+// source of each key). A key whose value changes between two different sources is a note
+// ("parameter threshold set by LITMUS_RULE_PARAMETERS ('0.1') and the command line ('0.5');
+// using '0.5'"); within one source (the config file's job-wide defaults and a rule's
+// parameters) overriding is by design and silent.
+void MergeSource(ParameterMap* into, std::map<std::string, std::string>* origins, const ParameterMap& from,
+                 const std::string& source, std::vector<std::string>* notes) {
+  for (const auto& [raw_key, value] : from) {
+    const std::string key = CanonicalKey(raw_key);
+    auto it = into->find(key);
+    if (it != into->end() && it->second != value && (*origins)[key] != source) {
+      AddNote(notes, "parameter " + key + " set by " + (*origins)[key] + " ('" + it->second + "') and " + source +
+                         " ('" + value + "'); using '" + value + "'");
+    }
+    (*into)[key] = value;
+    (*origins)[key] = source;
+  }
 }
 
 // Splits a merged map into runner settings and the rule's own parameters.
@@ -334,7 +377,7 @@ StatusOr<uint64_t> ParseByteSize(const std::string& text) {
   return static_cast<uint64_t>(number * scale);
 }
 
-StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv) {
+StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv, std::vector<std::string>* notes) {
   JobConfig job;
   YamlJob yaml;
   if (cli.config_file) {
@@ -342,11 +385,12 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
   }
   LITMUS_ASSIGN_OR_RETURN(ParameterMap env_params, EnvironmentParameters(getenv));
   env_params = Canonical(env_params);
-  LITMUS_ASSIGN_OR_RETURN(ParameterMap cli_params, CommandLineParameters(cli.params));
-  cli_params = Canonical(cli_params);
-  if (cli.rule) cli_params["rule_to_invoke"] = *cli.rule;
-  if (cli.start_step) cli_params["start_step"] = std::to_string(*cli.start_step);
-  if (cli.end_step) cli_params["end_step"] = std::to_string(*cli.end_step);
+  std::vector<std::string> ignored_notes;
+  if (notes == nullptr) notes = &ignored_notes;
+  LITMUS_ASSIGN_OR_RETURN(ParameterMap cli_params, CommandLineParameters(cli.params, notes));
+  if (cli.rule) SetFromOption(&cli_params, "rule_to_invoke", *cli.rule, "--rule", notes);
+  if (cli.start_step) SetFromOption(&cli_params, "start_step", std::to_string(*cli.start_step), "--start-step", notes);
+  if (cli.end_step) SetFromOption(&cli_params, "end_step", std::to_string(*cli.end_step), "--end-step", notes);
 
   // Job-wide settings.
   if (cli.trial) {
@@ -422,11 +466,14 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
   }
   std::set<std::string> names;
   for (const YamlRule& yr : yaml_rules) {
-    ParameterMap merged = Canonical(yaml.job_parameters);
-    Merge(&merged, yr.parameters);
-    if (!yr.rule.empty()) merged["rule_to_invoke"] = yr.rule;
-    Merge(&merged, env_params);
-    Merge(&merged, cli_params);
+    ParameterMap merged;
+    std::map<std::string, std::string> origins;
+    ParameterMap from_yaml = yr.parameters;
+    if (!yr.rule.empty()) from_yaml["rule_to_invoke"] = yr.rule;
+    MergeSource(&merged, &origins, yaml.job_parameters, "the config file", notes);
+    MergeSource(&merged, &origins, from_yaml, "the config file", notes);
+    MergeSource(&merged, &origins, env_params, "LITMUS_RULE_PARAMETERS", notes);
+    MergeSource(&merged, &origins, cli_params, "the command line", notes);
     const std::string origin = yr.name.empty() ? std::string("rule parameters") : "rule " + yr.name;
     LITMUS_ASSIGN_OR_RETURN(RuleJobConfig rule,
                             MakeRule(std::move(merged), yr.name, cli.plugin.value_or(yr.plugin), cli.other_trials, origin));
@@ -440,6 +487,43 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
                                   ": give each a distinct name (RuleConfigurationName)");
     }
     job.rules.push_back(std::move(rule));
+  }
+  return job;
+}
+
+JobConfig FallbackJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv) {
+  JobConfig job;
+  YamlJob yaml;
+  if (cli.config_file) {
+    if (auto loaded = LoadYaml(*cli.config_file); loaded.ok()) yaml = std::move(loaded).value();
+  }
+  job.output_dir = cli.output_dir.value_or(yaml.output_dir.value_or(job.output_dir));
+  job.message_file = cli.message_file.value_or(yaml.message_file.value_or(job.message_file));
+  job.failure_file = cli.failure_file.value_or(yaml.failure_file.value_or(job.failure_file));
+  job.plugin_files = yaml.plugins;
+  job.plugin_files.insert(job.plugin_files.end(), cli.plugin_files.begin(), cli.plugin_files.end());
+  job.plugin_dirs = yaml.plugin_dirs;
+  job.plugin_dirs.insert(job.plugin_dirs.end(), cli.plugin_dirs.begin(), cli.plugin_dirs.end());
+  std::optional<std::string> env_rule;
+  if (auto env = EnvironmentParameters(getenv); env.ok()) {
+    const ParameterMap params = Canonical(*env);
+    if (auto it = params.find("rule_to_invoke"); it != params.end()) env_rule = Trim(it->second);
+  }
+  RuleJobConfig rule;
+  rule.plugin = cli.plugin.value_or("");
+  if (cli.rule || env_rule) {
+    rule.rule = cli.rule ? Trim(*cli.rule) : *env_rule;
+    if (yaml.rules.size() == 1) rule.configuration_name = yaml.rules.front().name;
+    job.rules.push_back(rule);
+    return job;
+  }
+  for (const YamlRule& yr : yaml.rules) {
+    rule.configuration_name = yr.name;
+    rule.rule = Trim(yr.rule);
+    if (auto it = yr.parameters.find("rule_to_invoke"); rule.rule.empty() && it != yr.parameters.end()) {
+      rule.rule = Trim(it->second);
+    }
+    if (!rule.rule.empty() || !rule.configuration_name.empty()) job.rules.push_back(rule);
   }
   return job;
 }

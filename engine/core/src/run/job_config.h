@@ -80,8 +80,19 @@ GetEnvFn ProcessEnvironment();
 // Builds the job. InvalidArgument (one line naming the key, file or variable) for: an unreadable
 // or malformed YAML file, LITMUS_RULE_PARAMETERS that is not a JSON object of strings, a
 // parameter that is not key=value, more than 100 parameters or a key/value over 256 characters,
-// a non-integer step, no trial, no rule, --rule with a config of several rules.
-StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv);
+// a non-integer step, no trial, no rule, --rule with a config of several rules, two rules of the
+// same name. A key given twice on the command line, or set with different values by two sources,
+// keeps the higher-precedence (or later) value and appends one note naming the key and both
+// values to *notes (may be null; the caller logs them as warnings).
+StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv,
+                                   std::vector<std::string>* notes = nullptr);
+
+// After BuildJobConfig failed: what is needed to report that failure like any other client error
+// (JobRunner::ReportConfigurationError). Best effort, never fails: output_dir, message_file and
+// failure_file from the command line, else from the --config file when it can be read, else the
+// defaults; its plugins; and the rules as far as they are known (--rule or rule_to_invoke of
+// LITMUS_RULE_PARAMETERS, else the config file's rules), names as typed, without parameters.
+JobConfig FallbackJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv);
 
 // "512M", "2G", "1048576" -> bytes.
 StatusOr<uint64_t> ParseByteSize(const std::string& text);

@@ -42,6 +42,16 @@ int Severity(RuleStatus s) {
   return 5;
 }
 
+// What a job without rules shows for its exit code (0, 1, 2, 3, 143).
+RuleStatus StatusOfExitCode(int exit_code) {
+  switch (exit_code) {
+    case 0: return RuleStatus::kNoIssuesFound;
+    case 1: return RuleStatus::kIssuesFound;
+    case 143: return RuleStatus::kStopped;
+    default: return RuleStatus::kError;
+  }
+}
+
 }  // namespace
 
 std::string_view RuleStatusName(RuleStatus status) {
@@ -163,6 +173,7 @@ void JobReporter::Finish(int exit_code, const std::string& line) {
   {
     std::lock_guard lock(mu_);
     exit_code_ = exit_code;
+    finish_line_ = line;
     WriteStatusLocked();
   }
   if (exit_code == 0 || line.empty()) return;
@@ -191,8 +202,13 @@ void JobReporter::WriteStatusLocked() {
       if (Severity(r.status) > Severity(status)) status = r.status;
       modified = std::max(modified, r.last_modified);
     }
-    if (rules_.empty()) status = RuleStatus::kInProgress;
-    j = RuleJson(names, "", status, "", std::nullopt, modified.empty() ? IsoTimeNow() : modified);
+    std::string details;
+    if (rules_.empty()) {
+      // No rule is known (a configuration that could not be read): the job's own outcome.
+      status = !exit_code_ ? RuleStatus::kInProgress : StatusOfExitCode(*exit_code_);
+      details = finish_line_;
+    }
+    j = RuleJson(names, "", status, details, std::nullopt, modified.empty() ? IsoTimeNow() : modified);
   }
   j["exit_code"] = exit_code_ ? Json(*exit_code_) : Json(nullptr);
   Json rules = Json::array();

@@ -68,6 +68,8 @@ class JobReporter {
   void WriteRuleReport(const std::string& configuration_name, const RuleReportData& report);
   // The job's end: exit code into status.json, and the message/failure files for non-zero codes
   // (`line` is e.g. "RuleEvaluationConditionMet: Evaluation of the rule X at step N ...").
+  // A job without rules (its configuration named none) shows the status of the exit code, with
+  // `line` as StatusDetails, at the top level of status.json.
   void Finish(int exit_code, const std::string& line);
 
   const Paths& paths() const { return paths_; }
@@ -90,6 +92,7 @@ class JobReporter {
   std::mutex mu_;
   std::vector<RuleEntry> rules_;
   std::optional<int> exit_code_;
+  std::string finish_line_;  // Finish's line: StatusDetails of a job without rules
   int events_fd_ = -1;
 };
 

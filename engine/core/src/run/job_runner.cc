@@ -220,10 +220,18 @@ struct JobRunner::Impl {
       }
       rules.push_back(std::move(state));
     }
+    std::set<std::string> names;
     for (auto& state : rules) {
       auto found = registry.FindRule(state->config.rule);
       if (!found.ok()) return client_error(found.status());
       const LoadedRule& rule = **found;
+      // From here on (create's failures included) the rule is shown by its class name, never by
+      // the alias the user typed ("tree_depth" -> TreeDepth).
+      UseClassName(state->config);
+      if (!names.insert(state->config.configuration_name).second) {
+        return client_error(InvalidArgumentError("two rules are named " + state->config.configuration_name +
+                                                 ": give each a distinct name (RuleConfigurationName)"));
+      }
       // start_step/end_step reach a rule only if it declares them (Overfit does).
       ParameterMap params = state->config.parameters;
       for (const char* runner_key : {"start_step", "end_step"}) {
@@ -234,8 +242,7 @@ struct JobRunner::Impl {
       std::vector<Trial*> rule_trials;
       for (uint32_t i : state->trial_indices) rule_trials.push_back(trials[i].get());
       std::vector<std::string> warnings;
-      const std::string name = state->config.configuration_name.empty() ? rule.name : state->config.configuration_name;
-      auto instance = RuleInstance::Create(rule, name, rule_trials, params, &warnings);
+      auto instance = RuleInstance::Create(rule, state->config.configuration_name, rule_trials, params, &warnings);
       for (const auto& w : warnings) spdlog::warn("{}", w);
       if (!instance.ok()) {
         if (instance.status().code() == StatusCode::kInvalidArgument) return client_error(instance.status());
@@ -243,8 +250,6 @@ struct JobRunner::Impl {
         return kExitInternal;
       }
       state->instance = std::move(instance).value();
-      state->config.rule = rule.name;  // the class name, for messages
-      if (state->config.configuration_name.empty()) state->config.configuration_name = rule.name;
       // action_json plus the actions the rule registered itself in create (add_action, ABI 1.1).
       if (Status s = ConfigureActions(*state, state->instance->extra_action_json()); !s.ok()) {
         return client_error(s);
@@ -254,6 +259,26 @@ struct JobRunner::Impl {
     // saved its first step yet): configuration errors are reported at once, not after training
     // starts.
     return kExitOk;
+  }
+
+  // Replaces the rule name as typed (any case, snake_case) by the class name of the rule it finds
+  // in the registry, if any, and defaults the configuration name to it.
+  void UseClassName(RuleJobConfig& rc) const {
+    if (auto found = registry.FindRule(rc.rule); found.ok()) rc.rule = (*found)->name;
+    if (rc.configuration_name.empty()) rc.configuration_name = rc.rule;
+  }
+
+  // A job that ends before any rule started (a configuration or setup error): every rule of the
+  // configuration Error with `line`, status.json with `code`, and the message/failure files.
+  // Rules are named as UseClassName does. Logs nothing (the caller prints the one error line).
+  int FailBeforeStart(int code, const std::string& line) {
+    for (RuleJobConfig rc : config.rules) {
+      UseClassName(rc);
+      reporter->AddRule(rc.configuration_name, rc.rule);
+      reporter->SetRuleStatus(rc.configuration_name, RuleStatus::kError, line, std::nullopt);
+    }
+    reporter->Finish(code, line);
+    return code;
   }
 
   // ---- actions (rule-job-contract.md §8, docs/actions.md) ---------------------------------------
@@ -747,13 +772,7 @@ int JobRunner::Run() {
   const int setup = s.Setup(&error_line);
   if (setup != kExitOk) {
     spdlog::error("{}", error_line);
-    for (const auto& rc : s.config.rules) {
-      const std::string name = rc.configuration_name.empty() ? rc.rule : rc.configuration_name;
-      s.reporter->AddRule(name, rc.rule);
-      s.reporter->SetRuleStatus(name, RuleStatus::kError, error_line, std::nullopt);
-    }
-    s.reporter->Finish(setup, error_line);
-    return setup;
+    return s.FailBeforeStart(setup, error_line);
   }
   for (auto& r : s.rules) s.reporter->AddRule(r->config.configuration_name, r->config.rule);
   for (auto& r : s.rules) {
@@ -772,6 +791,19 @@ int JobRunner::Run() {
   const int loop = s.Loop();
   const int code = s.Finish();
   return loop == kExitStopped && code != kExitInternal && code != kExitClientError ? kExitStopped : code;
+}
+
+int JobRunner::ReportConfigurationError(JobConfig config, const std::string& message) {
+  Impl s(std::move(config), nullptr);
+  auto reporter = JobReporter::Create({s.config.output_dir, s.config.message_file, s.config.failure_file});
+  if (!reporter.ok()) {
+    spdlog::warn("{} (status.json and the failure file are not written)", reporter.status().message());
+    return kExitClientError;
+  }
+  s.reporter = std::move(reporter).value();
+  // Best effort: the plugins only serve to show rules by their class names.
+  if (Status loaded = s.LoadAllPlugins(); !loaded.ok()) spdlog::debug("{}", loaded.message());
+  return s.FailBeforeStart(kExitClientError, "ClientError: " + message);
 }
 
 }  // namespace litmus

@@ -26,6 +26,14 @@ class JobRunner {
   // met, 2 client error, 3 internal error, 143 stopped (SIGTERM or stop-signal file).
   int Run();
 
+  // For a job whose configuration could not be built (BuildJobConfig's error; `config` from
+  // FallbackJobConfig) or was refused afterwards (an unknown logging level): reports it as Run()
+  // reports an error found at setup (unknown rule, invalid parameter value): each rule of
+  // `config` Error, named by its class name when the plugins load, status.json with exit_code 2,
+  // a StatusChanged event per rule, and "ClientError: <message>" in the message and failure
+  // files. Logs no error line (the caller prints it). Returns 2.
+  static int ReportConfigurationError(JobConfig config, const std::string& message);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
