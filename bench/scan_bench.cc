@@ -1,6 +1,6 @@
 // scan_bench: reader throughput. Scans a trial (made by make_trial), decodes every tensor at
 // every step through litmus::Trial and computes its abs-mean (the tensors of a step in parallel,
-// as `litmus run` prefetches them), and prints the MB/s next to the
+// adjacent small records read together, as `litmus run` prefetches them), and prints the MB/s next to the
 // MB/s of plainly reading the same event files (read(2) into a buffer) in the same run, with
 // their ratio. Both passes read from the page cache (a warm-up pass runs first).
 // Usage: scan_bench TRIAL_DIR [--repeat N]
@@ -66,20 +66,44 @@ double LitmusScan(const std::string& trial_dir, int64_t* tensors) {
     std::fprintf(stderr, "scan_bench: %s\n", trial.status().ToString().c_str());
     std::exit(2);
   }
-  // As the runner's prefetcher does: the tensors of a step are read and reduced in parallel.
+  // The tensors of a step, a few MiB at a time so that they are reduced while still in the CPU
+  // caches: read (adjacent records with one read, as the runner's prefetch does) and decoded in
+  // parallel, reduced in parallel, then dropped from the cache.
+  constexpr uint64_t kChunkBytes = 8 << 20;
   std::atomic<int64_t> count{0};
   std::vector<double> means;
   double total = 0;
   const std::vector<std::string> names = (*trial)->TensorNames();
+  std::vector<litmus::Trial::StepTensor> keys;
+  std::vector<uint64_t> record_bytes;  // per name, from the first step that has it
   for (int64_t step : (*trial)->Steps()) {
+    if (record_bytes.empty()) {
+      for (const std::string& name : names) {
+        const std::vector<int64_t> steps = (*trial)->TensorSteps(name);
+        const auto entries = steps.empty() ? std::vector<litmus::TensorEntry>() : (*trial)->Entries(name, steps.front());
+        record_bytes.push_back(entries.empty() || !entries.front().location ? 0 : entries.front().location->length);
+      }
+    }
     means.assign(names.size(), 0.0);
-    tbb::parallel_for(size_t{0}, names.size(), [&](size_t i) {
-      auto value = (*trial)->Value(names[i], step);
-      if (!value.ok()) return;
-      auto mean = litmus::ComputeReduction(**value, litmus::layout::Reduction::kMean, /*abs=*/true);
-      if (mean.ok()) means[i] = *mean;
-      count.fetch_add(1, std::memory_order_relaxed);
-    });
+    for (size_t first = 0; first < names.size();) {
+      keys.clear();
+      uint64_t bytes = 0;
+      size_t last = first;
+      for (; last < names.size() && (last == first || bytes < kChunkBytes); ++last) {
+        keys.emplace_back(names[last], step);
+        bytes += record_bytes[last];
+      }
+      (*trial)->Prefetch(keys);
+      tbb::parallel_for(first, last, [&](size_t i) {
+        auto value = (*trial)->Value(names[i], step);
+        if (!value.ok()) return;
+        auto mean = litmus::ComputeReduction(**value, litmus::layout::Reduction::kMean, /*abs=*/true);
+        if (mean.ok()) means[i] = *mean;
+        count.fetch_add(1, std::memory_order_relaxed);
+      });
+      (*trial)->Release(keys);
+      first = last;
+    }
     for (double m : means) total += m;
   }
   *tensors = count.load();
