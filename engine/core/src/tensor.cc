@@ -189,6 +189,22 @@ Tensor::Tensor(std::vector<int64_t> shape, std::vector<std::string> strings)
       num_elements_(static_cast<int64_t>(strings.size())),
       strings_(std::move(strings)) {}
 
+std::optional<double> Tensor::Memo(uint32_t key) const {
+  std::lock_guard<std::mutex> lock(memo_mu_);
+  for (const auto& [k, v] : memo_) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+void Tensor::SetMemo(uint32_t key, double value) const {
+  std::lock_guard<std::mutex> lock(memo_mu_);
+  for (const auto& [k, v] : memo_) {
+    if (k == key) return;
+  }
+  memo_.emplace_back(key, value);
+}
+
 size_t Tensor::memory_bytes() const {
   size_t n = sizeof(Tensor) + bytes_.size() + shape_.capacity() * sizeof(int64_t);
   for (const std::string& s : strings_) n += sizeof(std::string) + s.capacity();
@@ -256,8 +272,10 @@ StatusOr<TensorPtr> DecodeTensorRecord(ByteBuffer record, std::string_view file_
 
 StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::span<std::byte> record,
                                        std::string_view file_name, uint64_t file_offset,
-                                       std::string_view expected_tag, bool* tag_mismatch) {
+                                       std::string_view expected_tag, bool* tag_mismatch,
+                                       size_t* content_offset) {
   if (tag_mismatch != nullptr) *tag_mismatch = false;
+  if (content_offset != nullptr) *content_offset = 0;
   // The error prefix is built only when there is an error (this runs once per tensor read).
   const auto where = [&] { return Where(file_name, file_offset, expected_tag); };
   LITMUS_ASSIGN_OR_RETURN(const tfrecord::RecordView rec,
@@ -316,6 +334,7 @@ StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::
     // the aligned address below it is inside the record except for a pathological slice.
     std::byte* const begin = record.data();
     std::byte* data = begin + (ev.content.data() - begin);
+    if (content_offset != nullptr) *content_offset = static_cast<size_t>(data - begin);
     if (const uintptr_t misalignment = reinterpret_cast<uintptr_t>(data) % item; misalignment != 0) {
       std::byte* const aligned = data - misalignment;
       if (aligned < begin) {

@@ -29,6 +29,11 @@ namespace {
 // Upper bound for one framed record: protobuf messages are limited to 2 GiB, plus 16 bytes of
 // framing. A larger index length is corruption, not an allocation to attempt.
 constexpr uint64_t kMaxRecordLength = (uint64_t{1} << 31) + 16;
+// Records at least this large are read shifted so that their data lands aligned (Impl::Read);
+// below it, moving the data is cheaper than the bookkeeping.
+constexpr size_t kShiftedReadMinBytes = 64 << 10;
+// Element sizes are at most 16 bytes (complex128), and new[] storage is 16-byte aligned.
+constexpr size_t kMaxAlignment = 16;
 // Event files kept open for reads (each is one step of one worker; bound the descriptors).
 constexpr size_t kMaxOpenEventFiles = 256;
 
@@ -118,13 +123,41 @@ struct Trial::Impl {
   Status Missing(const std::string& name, int64_t global_step, const std::string& what) const;
   static std::string CacheKey(const std::string& tensor_name, int64_t global_step, const std::string& worker);
 
-  // A raw value Prefetch() reads: the entry's record, cached under `key`.
+  // A raw value Prefetch() reads: the entry's record, cached under `key`, and the reductions to
+  // compute right after decoding it.
   struct Wanted {
     std::string key;
     const std::string* name;
     int64_t global_step;
     const TensorEntry* entry;
+    std::vector<uint32_t> reductions;
   };
+
+  // Computed reductions are memoised on the tensor (Tensor::Memo) under this key.
+  static uint32_t ReductionKey(layout::Reduction r, bool abs) { return static_cast<uint32_t>(r) * 2 + (abs ? 1 : 0); }
+  StatusOr<double> MemoisedReduction(const Tensor& value, layout::Reduction r, bool abs) const;
+  // Computes the reductions `keys` of `value` now, while its data is in the CPU caches.
+  void ComputeReductions(const Tensor& value, const std::vector<uint32_t>& keys) const;
+  // Which computed reductions were asked for each tensor name: Prefetch computes them as soon as
+  // it has decoded a value of that name (rules ask for the same reductions at every step), so
+  // that a rule finds the result instead of reading the whole tensor again from memory.
+  void NoteReduction(const std::string& name, uint32_t key) const;
+  std::vector<uint32_t> ReductionsOf(const std::string& name) const;
+  mutable std::mutex reductions_mu;
+  mutable std::unordered_map<std::string, std::vector<uint32_t>> reductions_asked;
+
+  // Where tensor_content started in the last large record read of each tensor (see Read).
+  size_t ContentOffsetHint(const std::string& tensor_name) const {
+    std::lock_guard<std::mutex> lock(offsets_mu);
+    const auto it = content_offsets.find(tensor_name);
+    return it == content_offsets.end() ? 0 : it->second;
+  }
+  void SetContentOffsetHint(const std::string& tensor_name, size_t offset) const {
+    std::lock_guard<std::mutex> lock(offsets_mu);
+    content_offsets[tensor_name] = offset;
+  }
+  mutable std::mutex offsets_mu;
+  mutable std::unordered_map<std::string, size_t> content_offsets;
   // Reads the records of `wanted` (all in one event file) in coalesced runs and caches them.
   void PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const;
   // Reads the records wanted[first, last) with one read spanning them all and caches each one;
@@ -339,20 +372,63 @@ StatusOr<TensorPtr> Trial::Impl::Read(const std::string& name, int64_t global_st
       if (file.status().code() == StatusCode::kNotFound) return Missing(name, global_step, path + " does not exist");
       return file.status();
     }
-    ByteBuffer buffer = ByteBuffer::Allocate(location.length);
-    LITMUS_ASSIGN_OR_RETURN(size_t read, (*file)->Read(location.start_idx, buffer.span()));
+    // A large record is read `shift` bytes into its buffer so that its data lands aligned (no
+    // move after decoding), using where the data started in the last record of this tensor; the
+    // offset changes rarely (with the length of the step number), and a wrong guess only costs
+    // the move.
+    const size_t length = static_cast<size_t>(location.length);
+    size_t shift = 0;
+    if (length >= kShiftedReadMinBytes) {
+      if (const size_t hint = ContentOffsetHint(location.tensor_name); hint != 0) {
+        shift = (kMaxAlignment - hint % kMaxAlignment) % kMaxAlignment;
+      }
+    }
+    std::shared_ptr<std::byte[]> buffer(new std::byte[length + shift]);
+    const std::span<std::byte> record(buffer.get() + shift, length);
+    LITMUS_ASSIGN_OR_RETURN(size_t read, (*file)->Read(location.start_idx, record));
     if (read < location.length) {
       return Missing(name, global_step,
                      path + " holds only " + std::to_string(location.start_idx + read) +
                          " bytes, the index needs " + std::to_string(location.start_idx + location.length));
     }
-    return DecodeTensorRecord(std::move(buffer), path, location.start_idx, location.tensor_name);
+    size_t content_offset = 0;
+    StatusOr<TensorPtr> decoded = DecodeTensorRecord(std::move(buffer), record, path, location.start_idx,
+                                                     location.tensor_name, nullptr, &content_offset);
+    if (decoded.ok() && length >= kShiftedReadMinBytes) SetContentOffsetHint(location.tensor_name, content_offset);
+    return decoded;
   });
+}
+
+StatusOr<double> Trial::Impl::MemoisedReduction(const Tensor& value, layout::Reduction r, bool abs) const {
+  const uint32_t key = ReductionKey(r, abs);
+  if (const std::optional<double> memo = value.Memo(key)) return *memo;
+  StatusOr<double> computed = ComputeReduction(value, r, abs);
+  if (computed.ok()) value.SetMemo(key, *computed);
+  return computed;
+}
+
+void Trial::Impl::ComputeReductions(const Tensor& value, const std::vector<uint32_t>& keys) const {
+  for (const uint32_t key : keys) {
+    (void)MemoisedReduction(value, static_cast<layout::Reduction>(key / 2), (key & 1) != 0);
+  }
+}
+
+void Trial::Impl::NoteReduction(const std::string& name, uint32_t key) const {
+  std::lock_guard<std::mutex> lock(reductions_mu);
+  std::vector<uint32_t>& keys = reductions_asked[name];
+  if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+}
+
+std::vector<uint32_t> Trial::Impl::ReductionsOf(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(reductions_mu);
+  const auto it = reductions_asked.find(name);
+  return it == reductions_asked.end() ? std::vector<uint32_t>() : it->second;
 }
 
 void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const {
   const auto read_alone = [this](const Wanted& w) {
-    (void)Read(*w.name, w.global_step, *w.entry, *w.entry->location);
+    const StatusOr<TensorPtr> value = Read(*w.name, w.global_step, *w.entry, *w.entry->location);
+    if (value.ok()) ComputeReductions(**value, w.reductions);
   };
   const std::string path = Env::JoinPath(root, event_file);
   StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
@@ -404,7 +480,9 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
     const IndexEntry& location = *w.entry->location;
     const std::span<std::byte> record(buffer.get() + (location.start_idx - begin), static_cast<size_t>(location.length));
     StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, location.start_idx, location.tensor_name);
-    if (tensor.ok()) cache.Insert(w.key, *std::move(tensor));
+    if (!tensor.ok()) continue;
+    ComputeReductions(**tensor, w.reductions);
+    cache.Insert(w.key, *std::move(tensor));
   }
 }
 
@@ -561,7 +639,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys) const {
     const TensorEntry& entry = *resolved->entry;
     std::string key = Impl::CacheKey(entry.location->tensor_name, resolved->global_step, entry.worker);
     if (impl_->cache.Contains(key)) continue;
-    by_file[entry.event_file].push_back({std::move(key), &name, resolved->global_step, &entry});
+    by_file[entry.event_file].push_back({std::move(key), &name, resolved->global_step, &entry, impl_->ReductionsOf(name)});
   }
   tbb::parallel_for_each(by_file.begin(), by_file.end(),
                          [this](auto& file) { impl_->PrefetchFile(file.first, file.second); });
@@ -593,7 +671,8 @@ StatusOr<double> Trial::Reduction(const std::string& name, int64_t step, layout:
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, *entry.location));
-  return ComputeReduction(*value, r, abs);
+  impl_->NoteReduction(name, Impl::ReductionKey(r, abs));
+  return impl_->MemoisedReduction(*value, r, abs);
 }
 
 StatusOr<std::vector<int64_t>> Trial::Shape(const std::string& name, int64_t step, Mode mode,

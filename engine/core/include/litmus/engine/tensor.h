@@ -9,9 +9,12 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "litmus/format/dtype.h"
@@ -58,6 +61,12 @@ class Tensor {
     return {reinterpret_cast<const T*>(bytes_.data()), bytes_.size() / sizeof(T)};
   }
 
+  // Memo of values computed from this tensor (the trial reader keeps its reductions here, keyed
+  // by an id of its choosing), so that one value is computed once however many rules ask for
+  // it. Thread-safe; the tensor itself stays immutable.
+  std::optional<double> Memo(uint32_t key) const;
+  void SetMemo(uint32_t key, double value) const;
+
  private:
   DType dtype_;
   std::vector<int64_t> shape_;
@@ -65,6 +74,8 @@ class Tensor {
   std::span<const std::byte> bytes_;
   std::shared_ptr<const void> owner_;
   std::vector<std::string> strings_;
+  mutable std::mutex memo_mu_;
+  mutable std::vector<std::pair<uint32_t, double>> memo_;
 };
 
 using TensorPtr = std::shared_ptr<const Tensor>;
@@ -84,9 +95,12 @@ StatusOr<TensorPtr> DecodeTensorRecord(ByteBuffer record, std::string_view file_
 // The same for a record that is a slice of a larger buffer kept alive by `owner` (several
 // records fetched with one read share it). Numeric data stays in place when aligned; otherwise
 // it is moved down to the nearest aligned address inside `record` (bytes outside `record` are
-// never written), so decode each slice at most once.
+// never written), so decode each slice at most once. *content_offset (if non-null) receives
+// where tensor_content started inside `record` (0 if there is none), so that a reader can
+// place the next record of the same tensor where its data lands aligned.
 StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::span<std::byte> record,
                                        std::string_view file_name, uint64_t file_offset,
-                                       std::string_view expected_tag, bool* tag_mismatch = nullptr);
+                                       std::string_view expected_tag, bool* tag_mismatch = nullptr,
+                                       size_t* content_offset = nullptr);
 
 }  // namespace litmus
