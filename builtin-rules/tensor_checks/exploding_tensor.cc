@@ -4,9 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <optional>
-#include <span>
 #include <string>
 
 #include "litmus_builtin/regex_check.hpp"
@@ -15,28 +13,15 @@
 namespace litmus_builtin {
 namespace {
 
-// Whether any element is NaN or infinite (all exponent bits set), as one branch-free pass that
-// compilers vectorize: the common all-finite case then costs little more than reading the data.
-template <class Float, class Bits>
-bool AnyNonFiniteBits(std::span<const Float> values, Bits exponent_mask) {
-  Bits any = 0;
-  for (const Float value : values) {
-    Bits bits;
-    std::memcpy(&bits, &value, sizeof(bits));
-    any |= static_cast<Bits>((bits & exponent_mask) == exponent_mask);
+// Whether any element of a non-empty float32 or float64 value is NaN or infinite, from its
+// computed abs-max (NaN if any element is NaN, inf if any is infinite): the host computes that
+// reduction once per tensor, usually while prefetching it, and AllZero asks for the same one, so
+// the common all-finite case costs no pass over the data here. nullopt for other dtypes.
+std::optional<bool> AnyNonFinite(const litmus::Tensor& tensor, const litmus::TensorView& value, int64_t step) {
+  if (value.empty() || (value.dtype() != litmus::DType::kFloat32 && value.dtype() != litmus::DType::kFloat64)) {
+    return std::nullopt;
   }
-  return any != 0;
-}
-
-// The same for a float32 or float64 value; nullopt for other dtypes.
-std::optional<bool> AnyNonFinite(const litmus::TensorView& value) {
-  if (value.dtype() == litmus::DType::kFloat32) {
-    return AnyNonFiniteBits(value.as<float>(), uint32_t{0x7f800000});
-  }
-  if (value.dtype() == litmus::DType::kFloat64) {
-    return AnyNonFiniteBits(value.as<double>(), uint64_t{0x7ff0000000000000});
-  }
-  return std::nullopt;
+  return !std::isfinite(tensor.reduction_value(step, litmus::Reduction::kMax, /*abs=*/true));
 }
 
 }  // namespace
@@ -61,7 +46,7 @@ ExplodingTensor::Counts ExplodingTensor::CountNonFinite(const litmus::Tensor& te
   try {
     const litmus::TensorView value = tensor.value(step);
     // One pass in the common, all-finite case; the split only when something is non-finite.
-    const std::optional<bool> any = AnyNonFinite(value);
+    const std::optional<bool> any = AnyNonFinite(tensor, value, step);
     if (any ? *any : value.count_nan_or_inf() > 0) {
       counts.nan = value.count_nan();
       counts.inf = value.count_inf();
