@@ -6,6 +6,7 @@
 #include "reduction_kernels.h"
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -74,6 +75,44 @@ void CompareBuilds() {
       ExpectSameBits(v, "n=" + std::to_string(n) + " with inf");
       v[n / 3] = std::numeric_limits<T>::quiet_NaN();
       ExpectSameBits(v, "n=" + std::to_string(n) + " with NaN");
+    }
+  }
+}
+
+// The vector-typed float32 loops against the generic ones (reached through a loader that is not
+// RealLoader<float>), in the same build: same lanes, same order, same bits.
+template <bool kAbs>
+void CompareFloatFastPaths(const std::vector<float>& v, const std::string& what) {
+  namespace k = reduction_kernels::test_portable;
+  const int64_t n = static_cast<int64_t>(v.size());
+  const k::RealLoader<float, kAbs> fast{v.data()};
+  const auto generic = [p = v.data()](int64_t i) {
+    const double d = static_cast<double>(p[i]);
+    return kAbs ? std::fabs(d) : d;
+  };
+  const auto same = [&](double a, double b, const char* name) {
+    if (std::isnan(a)) {
+      EXPECT_TRUE(std::isnan(b)) << what << " " << name;
+    } else {
+      EXPECT_EQ(std::bit_cast<uint64_t>(a), std::bit_cast<uint64_t>(b)) << what << " " << name << ": " << a << " vs " << b;
+    }
+  };
+  same(k::PairwiseSum(n, fast), k::PairwiseSum(n, generic), "sum");
+  same(k::Extremum<true>(n, fast), k::Extremum<true>(n, generic), "max");
+  same(k::Extremum<false>(n, fast), k::Extremum<false>(n, generic), "min");
+}
+
+TEST(ReductionKernelsTest, Float32FastPathsMatchTheGenericLoops) {
+  uint32_t seed = 100;
+  for (int64_t n : {1, 3, 8, 9, 1023, 1024, 1025, 5000, 262144 + 5}) {
+    std::vector<float> v = Data<float>(n, seed++);
+    for (int variant = 0; variant < 4; ++variant) {
+      if (variant == 1) v[static_cast<size_t>(n) / 2] = -std::numeric_limits<float>::infinity();
+      if (variant == 2) v[static_cast<size_t>(n) / 3] = std::numeric_limits<float>::quiet_NaN();
+      if (variant == 3) v.back() = std::numeric_limits<float>::quiet_NaN();  // in the scalar tail
+      const std::string what = "n=" + std::to_string(n) + " variant " + std::to_string(variant);
+      CompareFloatFastPaths<false>(v, what);
+      CompareFloatFastPaths<true>(v, what + " abs");
     }
   }
 }
