@@ -5,6 +5,13 @@
 
 #include <malloc.h>
 
+#if LITMUS_SCALABLE_MALLOC
+// Defines the object whose constructor pulls in oneTBB's malloc replacement (engine/CMakeLists.txt).
+#include <oneapi/tbb/tbbmalloc_proxy.h>
+#endif
+
+#include <oneapi/tbb/global_control.h>
+
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -70,10 +77,21 @@ int main(int argc, char** argv) {
   // Decoded tensors live in heap buffers of up to many MiB that are freed and reallocated step
   // after step. With glibc's defaults (128 KiB mmap threshold) each is a fresh mmap whose pages
   // fault in and are zeroed by the kernel; keeping them in the heap makes reuse cheap.
+  // (oneTBB's allocator, when linked in, caches large blocks by itself.)
+#if !LITMUS_SCALABLE_MALLOC
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+  // oneTBB's worker threads are joined before exit (tbb::finalize) so that their thread-local
+  // state is released the normal way: OpenSSL keeps an error queue per thread that signed an S3
+  // request, and a worker thread still alive at exit leaves it behind (LeakSanitizer reports it).
+  // (Every parallel section has finished when Main returns; should finalize find otherwise, it
+  // returns false without waiting.)
+  tbb::task_scheduler_handle workers{tbb::attach{}};
   try {
-    return litmus::cli::Main(argc, argv);
+    const int code = litmus::cli::Main(argc, argv);
+    (void)tbb::finalize(workers, std::nothrow);
+    return code;
   } catch (const std::exception& e) {
     return litmus::cli::Fail(litmus::cli::kExitInternal, std::string("internal error: ") + e.what());
   } catch (...) {
