@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+#if LITMUS_SCALABLE_MALLOC
+#include <oneapi/tbb/tbbmalloc_proxy.h>  // oneTBB's malloc, as in the litmus binary
+#endif
+
 #include <tbb/parallel_for.h>
 
 #include <atomic>
@@ -119,8 +123,11 @@ int main(int argc, char** argv) {
   }
   // Keep freed tensor buffers in the heap instead of returning them to the kernel (the default
   // 128 KiB mmap threshold makes every 1 MiB buffer a fresh mmap, page faults included).
+  // (Not needed with oneTBB's allocator, which the benchmark uses like the litmus binary does.)
+#if !LITMUS_SCALABLE_MALLOC
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
   const std::string trial = argv[1];
   int repeat = 3;
   if (argc >= 4 && std::string(argv[2]) == "--repeat") repeat = std::max(1, std::atoi(argv[3]));

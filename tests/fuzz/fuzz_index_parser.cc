@@ -1,8 +1,10 @@
 // libFuzzer target for the trial's JSON parsers: every input is parsed both as an index file
 // (ParseIndexJson) and as a collections file (ParseCollectionsJson, then MakeCollection, which
 // compiles the include_regex patterns through the Python-regex translator and PCRE2, and runs
-// them once). Invariants checked: parsing never crashes, an accepted index file has a safe
-// event_file_name and in-range offsets, and accepted reductions parse again.
+// them once). Invariants checked: parsing never crashes, the streaming index parser returns
+// exactly what the DOM-based reference parser does (tests/support/index_json_reference.h), an
+// accepted index file has a safe event_file_name and in-range offsets, and accepted reductions
+// parse again.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -11,11 +13,30 @@
 #include "collections_parser.h"
 #include "index_parser.h"
 #include "python_regex.h"
+#include "support/index_json_reference.h"
 
 namespace {
 
 void Check(bool condition) {
   if (!condition) std::abort();
+}
+
+bool SameIndex(const litmus::IndexFile& a, const litmus::IndexFile& b) {
+  if (a.mode != b.mode || a.mode_step != b.mode_step || a.event_file_name != b.event_file_name) return false;
+  if (a.tensor_payload.size() != b.tensor_payload.size() || a.shape_payload.size() != b.shape_payload.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.tensor_payload.size(); ++i) {
+    const litmus::IndexEntry& x = a.tensor_payload[i];
+    const litmus::IndexEntry& y = b.tensor_payload[i];
+    if (x.tensor_name != y.tensor_name || x.start_idx != y.start_idx || x.length != y.length) return false;
+  }
+  for (size_t i = 0; i < a.shape_payload.size(); ++i) {
+    const litmus::ShapeEntry& x = a.shape_payload[i];
+    const litmus::ShapeEntry& y = b.shape_payload[i];
+    if (x.tensor_name != y.tensor_name || x.original_name != y.original_name || x.shape != y.shape) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -24,6 +45,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
 
   litmus::StatusOr<litmus::IndexFile> index = litmus::ParseIndexJson(text, "fuzz.json");
+  const litmus::StatusOr<litmus::IndexFile> reference = litmus::testing::ParseIndexJsonReference(text, "fuzz.json");
+  Check(index.ok() == reference.ok());
+  if (index.ok()) {
+    Check(SameIndex(*index, *reference));
+  } else {
+    Check(index.status().code() == reference.status().code() && index.status().message() == reference.status().message());
+  }
   if (index.ok()) {
     Check(index->mode_step >= 0);
     Check(!index->event_file_name || litmus::SafeRelativePath(*index->event_file_name));

@@ -2,13 +2,14 @@
 // in flight; loaders run without it. Thread-safe.
 #include "tensor_cache.h"
 
+#include <string>
 #include <utility>
 
 namespace litmus {
 
 TensorCache::TensorCache(size_t budget_bytes) : budget_bytes_(budget_bytes) {}
 
-StatusOr<TensorPtr> TensorCache::GetOrLoad(const std::string& key, LoaderRef loader) {
+StatusOr<TensorPtr> TensorCache::GetOrLoad(Key key, LoaderRef loader) {
   std::unique_lock<std::mutex> lock(mu_);
   if (auto it = index_.find(key); it != index_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second);
@@ -31,11 +32,11 @@ StatusOr<TensorPtr> TensorCache::GetOrLoad(const std::string& key, LoaderRef loa
     result = loader();
   } catch (...) {
     lock.lock();
-    FinishLoadLocked(key, flight, InternalError("loading '" + key + "' threw an exception"), 0);
+    FinishLoadLocked(key, flight, InternalError("loading tensor cache key " + std::to_string(key) + " threw an exception"), 0);
     throw;
   }
   if (result.ok() && *result == nullptr) {
-    result = InternalError("loading '" + key + "' returned no tensor");
+    result = InternalError("loading tensor cache key " + std::to_string(key) + " returned no tensor");
   }
   const size_t bytes = result.ok() ? (*result)->memory_bytes() : 0;
   lock.lock();
@@ -43,7 +44,7 @@ StatusOr<TensorPtr> TensorCache::GetOrLoad(const std::string& key, LoaderRef loa
   return result;
 }
 
-void TensorCache::FinishLoadLocked(const std::string& key, const std::shared_ptr<Flight>& flight,
+void TensorCache::FinishLoadLocked(Key key, const std::shared_ptr<Flight>& flight,
                                    const StatusOr<TensorPtr>& result, size_t bytes) {
   in_flight_.erase(key);
   // The in-flight entry kept other loads of `key` out, so `key` cannot be cached already.
@@ -67,12 +68,12 @@ void TensorCache::EvictLocked() {
   }
 }
 
-bool TensorCache::Contains(const std::string& key) const {
+bool TensorCache::Contains(Key key) const {
   std::lock_guard<std::mutex> lock(mu_);
   return index_.contains(key) || in_flight_.contains(key);
 }
 
-void TensorCache::Insert(const std::string& key, TensorPtr tensor) {
+void TensorCache::Insert(Key key, TensorPtr tensor) {
   if (tensor == nullptr) return;
   const size_t bytes = tensor->memory_bytes();
   std::lock_guard<std::mutex> lock(mu_);
@@ -84,7 +85,7 @@ void TensorCache::Insert(const std::string& key, TensorPtr tensor) {
   EvictLocked();
 }
 
-void TensorCache::Erase(const std::string& key) {
+void TensorCache::Erase(Key key) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = index_.find(key);
   if (it == index_.end()) return;

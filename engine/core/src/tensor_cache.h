@@ -1,11 +1,12 @@
 // TensorCache: the decoded-tensor cache of a trial, a byte-bounded LRU (sizes from
-// Tensor::memory_bytes()) keyed by an opaque string, with single-flight loading: concurrent
+// Tensor::memory_bytes()) keyed by an opaque 64-bit key, with single-flight loading: concurrent
 // GetOrLoad calls for the same key run the loader once and share its result.
 // Thread-safe: every member may be called from any thread.
 #pragma once
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <type_traits>
 #include <list>
@@ -21,6 +22,11 @@ namespace litmus {
 
 class TensorCache {
  public:
+  // What identifies a cached tensor; the trial reader uses the address of the record's index
+  // entry in its catalog, which is stable for the trial's life and cheaper to hash and compare
+  // than a "name, step, worker" string (a lookup happens for every tensor read).
+  using Key = uint64_t;
+
   // Cached tensors are evicted, least recently used first, once their memory_bytes() add up to
   // more than `budget_bytes`. A tensor larger than the whole budget is returned but not kept.
   explicit TensorCache(size_t budget_bytes);
@@ -46,15 +52,15 @@ class TensorCache {
     void* callable_;
     StatusOr<TensorPtr> (*call_)(void*);
   };
-  StatusOr<TensorPtr> GetOrLoad(const std::string& key, LoaderRef loader);
+  StatusOr<TensorPtr> GetOrLoad(Key key, LoaderRef loader);
 
   // True if `key` is cached or being loaded (does not count as a hit or touch the LRU order).
-  bool Contains(const std::string& key) const;
+  bool Contains(Key key) const;
   // Caches `tensor` under `key` unless `key` is already cached or being loaded (then it does
   // nothing): for tensors decoded in a batch rather than by a loader. Counts as a miss.
-  void Insert(const std::string& key, TensorPtr tensor);
+  void Insert(Key key, TensorPtr tensor);
   // Drops `key` if cached (a hint that nobody needs it any more; a later GetOrLoad loads again).
-  void Erase(const std::string& key);
+  void Erase(Key key);
   // Drops every cached tensor (loads in flight are unaffected and still cache their result).
   void Clear();
 
@@ -64,7 +70,7 @@ class TensorCache {
 
  private:
   struct Node {
-    std::string key;
+    Key key;
     TensorPtr tensor;
     size_t bytes = 0;
   };
@@ -76,15 +82,15 @@ class TensorCache {
   };
 
   // Publishes `result` of the load of `key` (caching it if OK). REQUIRES: mu_ held.
-  void FinishLoadLocked(const std::string& key, const std::shared_ptr<Flight>& flight,
+  void FinishLoadLocked(Key key, const std::shared_ptr<Flight>& flight,
                         const StatusOr<TensorPtr>& result, size_t bytes);
   void EvictLocked();
 
   const size_t budget_bytes_;
   mutable std::mutex mu_;
   std::list<Node> lru_;  // most recently used first
-  std::unordered_map<std::string, std::list<Node>::iterator> index_;
-  std::unordered_map<std::string, std::shared_ptr<Flight>> in_flight_;
+  std::unordered_map<Key, std::list<Node>::iterator> index_;
+  std::unordered_map<Key, std::shared_ptr<Flight>> in_flight_;
   size_t bytes_ = 0;
   size_t hits_ = 0;
   size_t misses_ = 0;

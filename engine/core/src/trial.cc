@@ -121,12 +121,15 @@ struct Trial::Impl {
   StatusOr<TensorPtr> Read(const std::string& name, int64_t global_step, const TensorEntry& entry,
                            const IndexEntry& location) const;
   Status Missing(const std::string& name, int64_t global_step, const std::string& what) const;
-  static std::string CacheKey(const std::string& tensor_name, int64_t global_step, const std::string& worker);
+  // The cache key of a record: the address of its index entry in the catalog, which stays put
+  // for the trial's life (catalog entries are never erased; a later index entry for the same
+  // tensor, step and worker overwrites it in place, as the key by name, step and worker did).
+  static TensorCache::Key CacheKey(const IndexEntry& location) { return reinterpret_cast<uintptr_t>(&location); }
 
   // A raw value Prefetch() reads: the entry's record, cached under `key`, and the reductions to
   // compute right after decoding it.
   struct Wanted {
-    std::string key;
+    TensorCache::Key key;
     const std::string* name;
     int64_t global_step;
     const TensorEntry* entry;
@@ -349,18 +352,9 @@ Status Trial::Impl::Missing(const std::string& name, int64_t global_step, const 
   return TrialErrorStatus(TrialError::kStepNotYetAvailable, message);
 }
 
-std::string Trial::Impl::CacheKey(const std::string& tensor_name, int64_t global_step, const std::string& worker) {
-  std::string key = tensor_name;
-  key += '\x1f';
-  key += std::to_string(global_step);
-  key += '\x1f';
-  key += worker;
-  return key;
-}
-
 StatusOr<TensorPtr> Trial::Impl::Read(const std::string& name, int64_t global_step,
                                       const TensorEntry& entry, const IndexEntry& location) const {
-  return cache.GetOrLoad(CacheKey(location.tensor_name, global_step, entry.worker), [&]() -> StatusOr<TensorPtr> {
+  return cache.GetOrLoad(CacheKey(location), [&]() -> StatusOr<TensorPtr> {
     const std::string path = Env::JoinPath(root, entry.event_file);
     if (location.length > kMaxRecordLength) {
       return DataLossError(path + ": index length " + std::to_string(location.length) + " of '" +
@@ -637,9 +631,9 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys) const {
     StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
     if (!resolved.ok() || !resolved->entry->location) continue;
     const TensorEntry& entry = *resolved->entry;
-    std::string key = Impl::CacheKey(entry.location->tensor_name, resolved->global_step, entry.worker);
+    const TensorCache::Key key = Impl::CacheKey(*entry.location);
     if (impl_->cache.Contains(key)) continue;
-    by_file[entry.event_file].push_back({std::move(key), &name, resolved->global_step, &entry, impl_->ReductionsOf(name)});
+    by_file[entry.event_file].push_back({key, &name, resolved->global_step, &entry, impl_->ReductionsOf(name)});
   }
   tbb::parallel_for_each(by_file.begin(), by_file.end(),
                          [this](auto& file) { impl_->PrefetchFile(file.first, file.second); });
@@ -651,8 +645,8 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
     if (tensor == nullptr) continue;
     const auto it = tensor->steps.find(step);
     if (it == tensor->steps.end()) continue;
-    for (const auto& [worker, entry] : it->second) {
-      if (entry.location) impl_->cache.Erase(Impl::CacheKey(entry.location->tensor_name, step, worker));
+    for (const auto& [unused, entry] : it->second) {
+      if (entry.location) impl_->cache.Erase(Impl::CacheKey(*entry.location));
     }
   }
 }

@@ -17,7 +17,8 @@ std::vector<typename Map::key_type> Keys(const Map& map) {
   return keys;
 }
 
-std::vector<std::string> SetToVector(const std::set<std::string>& set) {
+template <typename Set>
+std::vector<std::string> SetToVector(const Set& set) {
   return {set.begin(), set.end()};
 }
 
@@ -41,9 +42,15 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
   // smdebug records the *unfolded* index name in its per-step and per-mode name maps, so
   // tensor_names(step=...) would list "smdebug/reductions/..." names; we list the folded tensor,
   // consistently with tensor_names() (no fixture has stored reductions).
-  tensors_for_step_[global_step].insert(name);
-  if (index.mode != Mode::kGlobal) tensors_for_mode_[index.mode].insert(name);
-  TensorRecord& record = tensors_[name];
+  auto known = by_name_.find(name);
+  if (known == by_name_.end()) {
+    const auto it = tensors_.try_emplace(name).first;
+    known = by_name_.emplace(it->first, &it->second).first;
+  }
+  const std::string_view stable_name = known->first;  // tensors_'s key
+  TensorRecord& record = *known->second;
+  tensors_for_step_[global_step].insert(stable_name);
+  if (index.mode != Mode::kGlobal) tensors_for_mode_[index.mode].insert(stable_name);
   record.mode_steps.try_emplace({index.mode, index.mode_step}, global_step);
   auto [it, inserted] = record.steps[global_step].try_emplace(worker);
   TensorEntry& entry = it->second;
@@ -58,8 +65,12 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
 
 void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker,
                                 const IndexFile& index, std::vector<std::string>* warnings) {
-  for (const IndexEntry& item : index.tensor_payload) {
+  // The step counts as written by this worker once the file has any entry (the same for every
+  // entry, so noted once).
+  if (!index.tensor_payload.empty() || !index.shape_payload.empty()) {
     NoteStep(global_step, worker, index.mode, index.mode_step);
+  }
+  for (const IndexEntry& item : index.tensor_payload) {
     if (item.tensor_name.find("smdebug/reductions/") != std::string::npos) {
       if (std::optional<layout::ParsedReductionName> reduction =
               layout::ParseReductionTensorName(item.tensor_name)) {
@@ -75,7 +86,6 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker,
     EntryFor(item.tensor_name, global_step, worker, index).location = item;
   }
   for (const ShapeEntry& shape : index.shape_payload) {
-    NoteStep(global_step, worker, index.mode, index.mode_step);
     // Kept beside the location, never instead of it (trial-format.md §4.3 [rec]).
     EntryFor(shape.tensor_name, global_step, worker, index).shape = shape.shape;
   }
@@ -181,8 +191,8 @@ std::vector<std::string> TrialCatalog::TensorNamesForMode(Mode mode) const {
 }
 
 const TensorRecord* TrialCatalog::FindTensor(const std::string& name) const {
-  const auto it = tensors_.find(name);
-  return it == tensors_.end() ? nullptr : &it->second;
+  const auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
 }
 
 std::vector<int64_t> TrialCatalog::TensorSteps(const std::string& name, bool include_incomplete) const {

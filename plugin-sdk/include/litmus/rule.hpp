@@ -32,6 +32,7 @@
 #include <system_error>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -748,6 +749,16 @@ class RequiredTensors {
     std::string name;
     std::vector<int64_t> steps;
   };
+  // One trial's entries in the order added, and where each name is (rules add hundreds of
+  // names per step, so finding a name must not scan the list).
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  struct Entries {
+    std::vector<Entry> list;
+    std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> position;
+  };
   explicit RequiredTensors(Rule* rule) : rule_(rule) {}
   void Add(uint32_t trial, std::string_view name, const std::vector<int64_t>& steps,
            bool should_match_regex);
@@ -759,7 +770,7 @@ class RequiredTensors {
 
   Rule* rule_;
   bool forward_to_host_ = false;
-  std::map<uint32_t, std::vector<Entry>> per_trial_;
+  std::map<uint32_t, Entries> per_trial_;
 };
 
 // What the SDK hands a rule's constructor; pass it on to litmus::Rule. Valid during construction.
@@ -1317,14 +1328,14 @@ inline uint32_t RequiredTensors::TrialIndex(const Trial& trial) const {
 
 inline void RequiredTensors::Record(uint32_t trial, std::string_view name,
                                     const std::vector<int64_t>& steps) {
-  std::vector<Entry>& entries = per_trial_[trial];
-  for (Entry& entry : entries) {
-    if (entry.name == name) {
-      entry.steps.insert(entry.steps.end(), steps.begin(), steps.end());
-      return;
-    }
+  Entries& entries = per_trial_[trial];
+  if (const auto found = entries.position.find(name); found != entries.position.end()) {
+    std::vector<int64_t>& known = entries.list[found->second].steps;
+    known.insert(known.end(), steps.begin(), steps.end());
+    return;
   }
-  entries.push_back(Entry{std::string(name), steps});
+  entries.position.emplace(std::string(name), entries.list.size());
+  entries.list.push_back(Entry{std::string(name), steps});
 }
 
 inline void RequiredTensors::Add(uint32_t trial, std::string_view name,
@@ -1351,7 +1362,7 @@ inline std::vector<Tensor> RequiredTensors::Get(uint32_t trial) const {
   std::vector<Tensor> out;
   const auto found = per_trial_.find(trial);
   if (found == per_trial_.end()) return out;
-  for (const Entry& entry : found->second) out.push_back(Trial(rule_, trial).tensor(entry.name));
+  for (const Entry& entry : found->second.list) out.push_back(Trial(rule_, trial).tensor(entry.name));
   return out;
 }
 
@@ -1359,7 +1370,7 @@ inline std::vector<std::string> RequiredTensors::GetNames(uint32_t trial) const 
   std::vector<std::string> out;
   const auto found = per_trial_.find(trial);
   if (found == per_trial_.end()) return out;
-  for (const Entry& entry : found->second) out.push_back(entry.name);
+  for (const Entry& entry : found->second.list) out.push_back(entry.name);
   return out;
 }
 
@@ -1367,8 +1378,8 @@ inline std::vector<int64_t> RequiredTensors::GetTensorSteps(uint32_t trial,
                                                             std::string_view name) const {
   const auto found = per_trial_.find(trial);
   if (found != per_trial_.end()) {
-    for (const Entry& entry : found->second) {
-      if (entry.name == name) return entry.steps;
+    if (const auto at = found->second.position.find(name); at != found->second.position.end()) {
+      return found->second.list[at->second].steps;
     }
   }
   throw InvalidArgument("tensor " + std::string(name) + " is not a required tensor of trial " +

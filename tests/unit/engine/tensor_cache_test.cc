@@ -33,14 +33,14 @@ std::function<StatusOr<TensorPtr>()> Counting(std::atomic<int>* calls, size_t fl
 TEST(TensorCacheTest, HitsAndMisses) {
   TensorCache cache(1 << 20);
   std::atomic<int> calls = 0;
-  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr a, cache.GetOrLoad("a", Counting(&calls)));
-  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr a2, cache.GetOrLoad("a", Counting(&calls)));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr a, cache.GetOrLoad(1, Counting(&calls)));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr a2, cache.GetOrLoad(1, Counting(&calls)));
   EXPECT_EQ(a, a2);
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(cache.misses(), 1u);
   EXPECT_EQ(cache.hits(), 1u);
   EXPECT_EQ(cache.bytes(), a->memory_bytes());
-  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr b, cache.GetOrLoad("b", Counting(&calls)));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr b, cache.GetOrLoad(2, Counting(&calls)));
   EXPECT_NE(a, b);
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(cache.misses(), 2u);
@@ -51,16 +51,16 @@ TEST(TensorCacheTest, EvictsLeastRecentlyUsedByBytes) {
   const size_t one = MakeTensor(1000)->memory_bytes();
   TensorCache cache(one * 2 + one / 2);  // room for two
   std::atomic<int> calls = 0;
-  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls, 1000)).ok());
-  ASSERT_TRUE(cache.GetOrLoad("b", Counting(&calls, 1000)).ok());
-  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls, 1000)).ok());  // a is now the most recent
-  ASSERT_TRUE(cache.GetOrLoad("c", Counting(&calls, 1000)).ok());  // evicts b
+  ASSERT_TRUE(cache.GetOrLoad(1, Counting(&calls, 1000)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(2, Counting(&calls, 1000)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(1, Counting(&calls, 1000)).ok());  // a is now the most recent
+  ASSERT_TRUE(cache.GetOrLoad(3, Counting(&calls, 1000)).ok());  // evicts b
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(cache.bytes(), 2 * one);
-  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls, 1000)).ok());
-  ASSERT_TRUE(cache.GetOrLoad("c", Counting(&calls, 1000)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(1, Counting(&calls, 1000)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(3, Counting(&calls, 1000)).ok());
   EXPECT_EQ(calls, 3) << "a and c must still be cached";
-  ASSERT_TRUE(cache.GetOrLoad("b", Counting(&calls, 1000)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(2, Counting(&calls, 1000)).ok());
   EXPECT_EQ(calls, 4) << "b must have been evicted";
   EXPECT_LE(cache.bytes(), one * 2 + one / 2);
 }
@@ -68,10 +68,10 @@ TEST(TensorCacheTest, EvictsLeastRecentlyUsedByBytes) {
 TEST(TensorCacheTest, TensorLargerThanBudgetIsReturnedButNotKept) {
   TensorCache cache(1000);
   std::atomic<int> calls = 0;
-  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr t, cache.GetOrLoad("big", Counting(&calls, 10000)));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr t, cache.GetOrLoad(4, Counting(&calls, 10000)));
   EXPECT_EQ(t->num_elements(), 10000);
   EXPECT_EQ(cache.bytes(), 0u);
-  ASSERT_TRUE(cache.GetOrLoad("big", Counting(&calls, 10000)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(4, Counting(&calls, 10000)).ok());
   EXPECT_EQ(calls, 2);
 }
 
@@ -89,7 +89,7 @@ TEST(TensorCacheTest, SingleFlightAcrossEightThreads) {
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i) {
     threads.emplace_back([&, i] {
-      StatusOr<TensorPtr> r = cache.GetOrLoad("k", loader);
+      StatusOr<TensorPtr> r = cache.GetOrLoad(5, loader);
       if (r.ok()) results[i] = *r;
     });
   }
@@ -117,7 +117,7 @@ TEST(TensorCacheTest, ErrorsAreSharedWithWaitersButNotCached) {
   std::vector<Status> statuses(4);
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i) {
-    threads.emplace_back([&, i] { statuses[i] = cache.GetOrLoad("k", failing).status(); });
+    threads.emplace_back([&, i] { statuses[i] = cache.GetOrLoad(5, failing).status(); });
   }
   while (cache.hits() + cache.misses() < 4) std::this_thread::yield();
   release.set_value();
@@ -127,36 +127,36 @@ TEST(TensorCacheTest, ErrorsAreSharedWithWaitersButNotCached) {
   EXPECT_EQ(cache.bytes(), 0u);
 
   // The next call loads again, and this time succeeds.
-  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr t, cache.GetOrLoad("k", Counting(&calls)));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr t, cache.GetOrLoad(5, Counting(&calls)));
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(cache.misses(), 2u);
 }
 
 TEST(TensorCacheTest, NullTensorIsAnError) {
   TensorCache cache(1 << 20);
-  StatusOr<TensorPtr> r = cache.GetOrLoad("k", []() -> StatusOr<TensorPtr> { return TensorPtr(); });
+  StatusOr<TensorPtr> r = cache.GetOrLoad(5, []() -> StatusOr<TensorPtr> { return TensorPtr(); });
   EXPECT_EQ(r.status().code(), StatusCode::kInternal);
   EXPECT_EQ(cache.bytes(), 0u);
 }
 
 TEST(TensorCacheTest, ThrowingLoaderPropagatesAndLeavesNoFlight) {
   TensorCache cache(1 << 20);
-  EXPECT_THROW((void)cache.GetOrLoad("k", []() -> StatusOr<TensorPtr> { throw std::runtime_error("x"); }),
+  EXPECT_THROW((void)cache.GetOrLoad(5, []() -> StatusOr<TensorPtr> { throw std::runtime_error("x"); }),
                std::runtime_error);
   std::atomic<int> calls = 0;
-  ASSERT_TRUE(cache.GetOrLoad("k", Counting(&calls)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(5, Counting(&calls)).ok());
   EXPECT_EQ(calls, 1);
 }
 
 TEST(TensorCacheTest, ClearDropsEverything) {
   TensorCache cache(1 << 20);
   std::atomic<int> calls = 0;
-  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls)).ok());
-  ASSERT_TRUE(cache.GetOrLoad("b", Counting(&calls)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(1, Counting(&calls)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(2, Counting(&calls)).ok());
   EXPECT_GT(cache.bytes(), 0u);
   cache.Clear();
   EXPECT_EQ(cache.bytes(), 0u);
-  ASSERT_TRUE(cache.GetOrLoad("a", Counting(&calls)).ok());
+  ASSERT_TRUE(cache.GetOrLoad(1, Counting(&calls)).ok());
   EXPECT_EQ(calls, 3);
 }
 
@@ -170,7 +170,7 @@ TEST(TensorCacheTest, ConcurrentMixedUse) {
     threads.emplace_back([&, i] {
       for (int j = 0; j < 2000; ++j) {
         const int key = (i * 7 + j) % 5;
-        StatusOr<TensorPtr> r = cache.GetOrLoad(std::to_string(key), [key]() -> StatusOr<TensorPtr> {
+        StatusOr<TensorPtr> r = cache.GetOrLoad(static_cast<TensorCache::Key>(key), [key]() -> StatusOr<TensorPtr> {
           return MakeTensor(100 + static_cast<size_t>(key));
         });
         if (!r.ok() || (*r)->num_elements() != 100 + key) ++wrong;
@@ -186,30 +186,30 @@ TEST(TensorCacheTest, ConcurrentMixedUse) {
 TEST(TensorCacheTest, InsertContainsErase) {
   TensorCache cache(4096);
   std::atomic<int> calls{0};
-  EXPECT_FALSE(cache.Contains("a"));
+  EXPECT_FALSE(cache.Contains(1));
   const TensorPtr a = MakeTensor(256);
-  cache.Insert("a", a);
-  EXPECT_TRUE(cache.Contains("a"));
-  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr got, cache.GetOrLoad("a", Counting(&calls)));
+  cache.Insert(1, a);
+  EXPECT_TRUE(cache.Contains(1));
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr got, cache.GetOrLoad(1, Counting(&calls)));
   EXPECT_EQ(got.get(), a.get());
   EXPECT_EQ(calls.load(), 0);
-  cache.Insert("a", MakeTensor(256));  // already cached: kept as it was
-  LITMUS_ASSERT_OK_AND_ASSIGN(got, cache.GetOrLoad("a", Counting(&calls)));
+  cache.Insert(1, MakeTensor(256));  // already cached: kept as it was
+  LITMUS_ASSERT_OK_AND_ASSIGN(got, cache.GetOrLoad(1, Counting(&calls)));
   EXPECT_EQ(got.get(), a.get());
-  cache.Insert("huge", MakeTensor(4096));  // larger than the budget: not kept
-  EXPECT_FALSE(cache.Contains("huge"));
+  cache.Insert(6, MakeTensor(4096));  // larger than the budget: not kept
+  EXPECT_FALSE(cache.Contains(6));
   const size_t before = cache.bytes();
-  cache.Erase("a");
-  EXPECT_FALSE(cache.Contains("a"));
+  cache.Erase(1);
+  EXPECT_FALSE(cache.Contains(1));
   EXPECT_EQ(cache.bytes(), before - a->memory_bytes());
-  cache.Erase("a");  // absent: nothing happens
-  LITMUS_ASSERT_OK(cache.GetOrLoad("a", Counting(&calls)).status());
+  cache.Erase(1);  // absent: nothing happens
+  LITMUS_ASSERT_OK(cache.GetOrLoad(1, Counting(&calls)).status());
   EXPECT_EQ(calls.load(), 1);
   // Inserts evict by bytes like loads do.
-  for (int i = 0; i < 8; ++i) cache.Insert("k" + std::to_string(i), MakeTensor(256));
+  for (int i = 0; i < 8; ++i) cache.Insert(100 + static_cast<TensorCache::Key>(i), MakeTensor(256));
   EXPECT_LE(cache.bytes(), 4096u);
-  EXPECT_TRUE(cache.Contains("k7"));
-  EXPECT_FALSE(cache.Contains("k0"));
+  EXPECT_TRUE(cache.Contains(107));
+  EXPECT_FALSE(cache.Contains(100));
 }
 
 }  // namespace

@@ -1,0 +1,170 @@
+// Differential tests of the streaming ParseIndexJson against the DOM-based reference parser
+// (tests/support/index_json_reference.h): on every fixture index file, on hand-written edge
+// cases (duplicate keys, wrong types at every level, nesting) and on many deterministic
+// mutations of real index files, both must return the same IndexFile or the same error.
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "index_parser.h"
+#include "support/index_json_reference.h"
+#include "support/temp_dir.h"
+
+namespace litmus {
+namespace {
+
+constexpr std::string_view kFile = "index/000000000/000000000003_worker_0.json";
+
+std::string Describe(const StatusOr<IndexFile>& r) {
+  if (!r.ok()) return "error " + r.status().ToString();
+  std::string out = "mode " + std::to_string(static_cast<int>(r->mode)) + " step " + std::to_string(r->mode_step) +
+                    " file " + r->event_file_name.value_or("<none>");
+  for (const IndexEntry& e : r->tensor_payload) {
+    out += " | t " + e.tensor_name + " " + std::to_string(e.start_idx) + " " + std::to_string(e.length);
+  }
+  for (const ShapeEntry& s : r->shape_payload) {
+    out += " | s " + s.tensor_name + " / " + s.original_name + " [";
+    for (int64_t d : s.shape) out += std::to_string(d) + ",";
+    out += "]";
+  }
+  return out;
+}
+
+// Returns true when both parsers agree on `json`; counts the accepted inputs.
+::testing::AssertionResult Agree(const std::string& json, int* accepted = nullptr) {
+  const StatusOr<IndexFile> fast = ParseIndexJson(json, kFile);
+  const StatusOr<IndexFile> reference = testing::ParseIndexJsonReference(json, kFile);
+  const std::string a = Describe(fast);
+  const std::string b = Describe(reference);
+  if (a != b) return ::testing::AssertionFailure() << "input: " << json << "\nstreaming: " << a << "\nreference: " << b;
+  if (accepted != nullptr && fast.ok()) ++*accepted;
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<std::string> FixtureIndexFiles() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::FixturePath(""))) {
+    const std::string path = entry.path().string();
+    if (entry.is_regular_file() && path.find("/index/") != std::string::npos && entry.path().extension() == ".json") {
+      out.push_back(testing::ReadWholeFile(entry.path()));
+    }
+  }
+  return out;
+}
+
+TEST(IndexParserDiffTest, FixtureIndexFiles) {
+  const std::vector<std::string> files = FixtureIndexFiles();
+  ASSERT_GT(files.size(), 20u);
+  int accepted = 0;
+  for (const std::string& json : files) EXPECT_TRUE(Agree(json, &accepted));
+  EXPECT_EQ(accepted, static_cast<int>(files.size())) << "every fixture index file is valid";
+}
+
+TEST(IndexParserDiffTest, EdgeCases) {
+  const std::string meta = R"("meta": {"mode": "TRAIN", "mode_step": 3, "event_file_name": "events/a.tfevents"})";
+  const std::vector<std::string> cases = {
+      "", " ", "null", "[]", "[1]", "3", "\"x\"", "{}", "{", "{} {}", "{\"meta\": {}}",
+      "{" + meta + "}",
+      "{" + meta + R"(, "tensor_payload": []})",
+      "{" + meta + R"(, "shape_payload": []})",
+      "{" + meta + R"(, "tensor_payload": {}})",
+      "{" + meta + R"(, "tensor_payload": 5})",
+      "{" + meta + R"(, "tensor_payload": [5]})",
+      "{" + meta + R"(, "tensor_payload": [[]]})",
+      "{" + meta + R"(, "tensor_payload": [{}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 20}, 7, {"tensorname": 1}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 20, "tensorname": "b"}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 20, "tensorname": null}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 0.0, "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": -1, "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": "0", "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": [0], "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 15}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 18446744073709551615, "length": 16}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 18446744073709551616, "length": 16}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 1, "length": 20, "x": {"y": [1, {"z": 2}]}}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 20}], "tensor_payload": []})",
+      "{" + meta + R"(, "tensor_payload": [7], "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": 1, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 20}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "shape": [1, 2]}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "originalname": null, "shape": []}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "originalname": "b:0", "shape": [3]}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "originalname": 4, "shape": [3]}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "shape": 3}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a"}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "shape": [1, -2]}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "shape": [1, [2]]}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "shape": [1, 2.5]}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "shape": [9223372036854775808]}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "shape": [1, "x"], "shape": [4]}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "shape": [4], "shape": {}}]})",
+      "{" + meta + R"(, "shape_payload": [{"tensorname": "a", "shape": [4]}, {"shape": [1]}]})",
+      "{" + meta + R"(, "shape_payload": {}, "tensor_payload": [7]})",
+      R"({"meta": {"mode": "TRAIN"}, "tensor_payload": []})",
+      R"({"meta": {"mode_step": 1}, "tensor_payload": []})",
+      R"({"meta": {"mode": "BOGUS", "mode_step": 1}, "tensor_payload": []})",
+      R"({"meta": {"mode": 1, "mode_step": 1}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 9223372036854775808}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 9223372036854775807}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": -1}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 1, "event_file_name": null}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 1, "event_file_name": "../x"}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 1, "event_file_name": {"a": 1}}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 1}, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 20}]})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 1}, "meta": {}, "tensor_payload": []})",
+      R"({"meta": {}, "meta": {"mode": "EVAL", "mode_step": 1}, "tensor_payload": []})",
+      R"({"meta": 1, "tensor_payload": []})",
+      R"({"meta": [1], "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode": "TRAIN", "mode_step": 2, "x": [[[]]]}, "tensor_payload": []})",
+      R"({"x": {"meta": 1}, "meta": {"mode": "PREDICT", "mode_step": 2}, "shape_payload": []})",
+      R"({"meta": {"mode": "GLOBAL", "mode_step": 2}, "tensor_payload": []} trailing)",
+      R"({"meta": {"mode": "GLOBAL", "mode_step": 2}, "tensor_payload": [],})",
+      R"({"meta": {"mode": "GLOBAL", "mode_step": 2}, "tensor_payload": [] /* comment */})",
+      R"({"meta": {"mode": "GLOBAL", "mode_step": 2}, "tensor_payload": [{"tensorname": "\u00e9\ud83d\ude00", "start_idx": 0, "length": 16}]})",
+      "{\"meta\": {\"mode\": \"GLOBAL\", \"mode_step\": 2}, \"tensor_payload\": [{\"tensorname\": \"\xff\", \"start_idx\": 0, \"length\": 16}]}",
+      std::string(2000, '[') + std::string(2000, ']'),
+      "{\"a\": " + std::string(5000, '[') + std::string(5000, ']') + "}",
+  };
+  for (const std::string& json : cases) EXPECT_TRUE(Agree(json));
+}
+
+// Deterministic mutations of real index files: deleted, duplicated, replaced and inserted
+// characters and whole tokens, so that both parsers see broken JSON, wrong types and
+// duplicate keys in every position.
+TEST(IndexParserDiffTest, MutatedFixtureFiles) {
+  const std::vector<std::string> files = FixtureIndexFiles();
+  ASSERT_FALSE(files.empty());
+  const std::vector<std::string> tokens = {"{", "}", "[", "]", ",", ":", "\"", "0", "-1", "1.5", "null", "true",
+                                           "\"meta\": {}", "\"tensor_payload\": []", "\"length\": 3",
+                                           "\"shape\": [2]", "\"mode\": \"EVAL\"", "\"originalname\": null",
+                                           "18446744073709551615", "\"tensorname\": 1"};
+  std::mt19937_64 rng(20261125);
+  int accepted = 0;
+  int runs = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string json = files[rng() % files.size()];
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits && !json.empty(); ++e) {
+      const size_t at = rng() % json.size();
+      switch (rng() % 4) {
+        case 0: json.erase(at, 1 + rng() % 8); break;
+        case 1: json.insert(at, tokens[rng() % tokens.size()]); break;
+        case 2: json.insert(at, json.substr(at, 1 + rng() % 40)); break;
+        default: json[at] = "{}[],:\"0a -"[rng() % 12]; break;
+      }
+    }
+    ++runs;
+    ASSERT_TRUE(Agree(json, &accepted));
+  }
+  EXPECT_EQ(runs, 20000);
+  // Some mutations keep the file valid (e.g. inside a tensor name), most do not: both kinds occur.
+  EXPECT_GT(accepted, 100);
+  EXPECT_LT(accepted, runs);
+}
+
+}  // namespace
+}  // namespace litmus
