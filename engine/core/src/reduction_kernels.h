@@ -244,29 +244,37 @@ double PairwiseSum(int64_t n, const RealLoader<float, kAbs>& f) {
 
 template <bool kMax, bool kAbs>
 double Extremum(int64_t n, const RealLoader<float, kAbs>& f) {
+  // On the floats themselves, eight lanes per vector (lane j takes elements i + j, as in the
+  // generic loop): widening a float to double is exact and keeps the order, so comparing the
+  // floats selects the same element in every lane, and x - x is 0 for a finite float exactly
+  // when it is for its double. (Half the vector width of working in doubles, and no widening.)
   auto better = [](double x, double best) { return (kMax ? x > best : x < best) ? x : best; };
+  using V8f = float __attribute__((vector_size(32)));
+  using V8i = int32_t __attribute__((vector_size(32)));
   // (By reference: passing 32-byte vectors by value changes the ABI between builds.)
-  auto better4 = [](const V4d& x, V4d& best) {
-    const V4i take = kMax ? x > best : x < best;
-    best = reinterpret_cast<V4d>((reinterpret_cast<V4i>(x) & take) | (reinterpret_cast<V4i>(best) & ~take));
+  auto better8 = [](const V8f& x, V8f& best) {
+    const V8i take = kMax ? x > best : x < best;
+    best = reinterpret_cast<V8f>((reinterpret_cast<V8i>(x) & take) | (reinterpret_cast<V8i>(best) & ~take));
   };
-  V4d best_lo = V4d{} + f(0), best_hi = best_lo;
-  V4d special_lo = {}, special_hi = {};
+  auto load8 = [&f](int64_t i, V8f& v) {
+    std::memcpy(&v, f.p + i, sizeof(v));
+    if constexpr (kAbs) v = reinterpret_cast<V8f>(reinterpret_cast<V8i>(v) & (V8i{} + INT32_MAX));
+  };
+  const float first = kAbs ? std::fabs(f.p[0]) : f.p[0];
+  // (Every lane set to the first element; not V8f{} + first, which turns -0.0 into +0.0.)
+  V8f best_f = {first, first, first, first, first, first, first, first};
+  V8f special_f = {};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    V4d a, b;
-    LoadEight<kAbs>(f.p + i, &a, &b);
-    special_lo += a - a;
-    special_hi += b - b;
-    better4(a, best_lo);
-    better4(b, best_hi);
+    V8f a;
+    load8(i, a);
+    special_f += a - a;
+    better8(a, best_f);
   }
   double best[8], special[8];
-  for (int j = 0; j < 4; ++j) {
-    best[j] = best_lo[j];
-    best[j + 4] = best_hi[j];
-    special[j] = special_lo[j];
-    special[j + 4] = special_hi[j];
+  for (int j = 0; j < 8; ++j) {
+    best[j] = best_f[j];
+    special[j] = special_f[j];
   }
   for (; i < n; ++i) {
     const double x = f(i);

@@ -106,7 +106,10 @@ TEST(ReductionKernelsTest, Float32FastPathsMatchTheGenericLoops) {
   uint32_t seed = 100;
   for (int64_t n : {1, 3, 8, 9, 1023, 1024, 1025, 5000, 262144 + 5}) {
     std::vector<float> v = Data<float>(n, seed++);
-    for (int variant = 0; variant < 4; ++variant) {
+    for (int variant = 0; variant < 5; ++variant) {
+      if (variant == 4) {  // only zeros of both signs and negatives: max and abs-min tie on zeros
+        for (size_t i = 0; i < v.size(); ++i) v[i] = i % 3 == 0 ? -0.0f : i % 3 == 1 ? 0.0f : -1.0f - static_cast<float>(i % 7);
+      }
       if (variant == 1) v[static_cast<size_t>(n) / 2] = -std::numeric_limits<float>::infinity();
       if (variant == 2) v[static_cast<size_t>(n) / 3] = std::numeric_limits<float>::quiet_NaN();
       if (variant == 3) v.back() = std::numeric_limits<float>::quiet_NaN();  // in the scalar tail
