@@ -21,24 +21,6 @@ void Check(bool condition) {
   if (!condition) std::abort();
 }
 
-bool SameIndex(const litmus::IndexFile& a, const litmus::IndexFile& b) {
-  if (a.mode != b.mode || a.mode_step != b.mode_step || a.event_file_name != b.event_file_name) return false;
-  if (a.tensor_payload.size() != b.tensor_payload.size() || a.shape_payload.size() != b.shape_payload.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < a.tensor_payload.size(); ++i) {
-    const litmus::IndexEntry& x = a.tensor_payload[i];
-    const litmus::IndexEntry& y = b.tensor_payload[i];
-    if (x.tensor_name != y.tensor_name || x.start_idx != y.start_idx || x.length != y.length) return false;
-  }
-  for (size_t i = 0; i < a.shape_payload.size(); ++i) {
-    const litmus::ShapeEntry& x = a.shape_payload[i];
-    const litmus::ShapeEntry& y = b.shape_payload[i];
-    if (x.tensor_name != y.tensor_name || x.original_name != y.original_name || x.shape != y.shape) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -46,12 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   litmus::StatusOr<litmus::IndexFile> index = litmus::ParseIndexJson(text, "fuzz.json");
   const litmus::StatusOr<litmus::IndexFile> reference = litmus::testing::ParseIndexJsonReference(text, "fuzz.json");
-  Check(index.ok() == reference.ok());
-  if (index.ok()) {
-    Check(SameIndex(*index, *reference));
-  } else {
-    Check(index.status().code() == reference.status().code() && index.status().message() == reference.status().message());
-  }
+  Check(litmus::testing::DescribeIndexResult(index) == litmus::testing::DescribeIndexResult(reference));
   if (index.ok()) {
     Check(index->mode_step >= 0);
     Check(!index->event_file_name || litmus::SafeRelativePath(*index->event_file_name));

@@ -152,4 +152,19 @@ StatusOr<IndexFile> ParseIndexJsonReference(std::string_view json, std::string_v
   return index;
 }
 
+std::string DescribeIndexResult(const StatusOr<IndexFile>& r) {
+  if (!r.ok()) return "error " + r.status().ToString();
+  std::string out = "mode " + std::to_string(static_cast<int>(r->mode)) + " step " + std::to_string(r->mode_step) +
+                    " file " + r->event_file_name.value_or("<none>");
+  for (const IndexEntry& e : r->tensor_payload) {
+    out += " | t " + e.tensor_name + " " + std::to_string(e.start_idx) + " " + std::to_string(e.length);
+  }
+  for (const ShapeEntry& s : r->shape_payload) {
+    out += " | s " + s.tensor_name + " / " + s.original_name + " [";
+    for (int64_t d : s.shape) out += std::to_string(d) + ",";
+    out += "]";
+  }
+  return out;
+}
+
 }  // namespace litmus::testing

@@ -3,6 +3,7 @@
 // same IndexFile, or the same error code and message.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "litmus/format/index_model.h"
@@ -11,5 +12,8 @@
 namespace litmus::testing {
 
 StatusOr<IndexFile> ParseIndexJsonReference(std::string_view json, std::string_view file_name);
+
+// Every field of a parse result (or its error) in one line: two results agree when these match.
+std::string DescribeIndexResult(const StatusOr<IndexFile>& result);
 
 }  // namespace litmus::testing

@@ -94,8 +94,14 @@ class IndexSax {
     meta_has_keys_ = false;
     mode_ = mode_step_ = event_file_name_ = Slot{};
   }
-  void ResetPayload(Payload& payload, bool is_list) {
-    payload = Payload{true, is_list, std::nullopt};
+  // A new value for the top-level key being read (a later duplicate key replaces the earlier
+  // value whole, as in a DOM): resets what that key holds.
+  void TopLevelValue(bool is_object, bool is_list);
+  // A new value for the "shape" key of the shape entry being read.
+  void ShapeValue(bool is_list) {
+    shape_is_list_ = is_list;
+    dims_.clear();
+    dims_ok_ = true;
   }
   void FinishTensorEntry();
   void FinishShapeEntry();
@@ -119,8 +125,7 @@ class IndexSax {
   std::vector<ShapeEntry> shapes_;
   // The entry being read.
   Slot name_, start_, length_, original_name_;
-  bool shape_is_list_ = false;  // the entry's "shape" value (last one) is a list
-  bool shape_seen_ = false;
+  bool shape_is_list_ = false;  // the entry's "shape" value (last one) is a list (false: absent)
   bool dims_ok_ = true;
   std::vector<int64_t> dims_;
 };
@@ -169,20 +174,25 @@ bool IndexSax::key(std::string& k) {
   return true;
 }
 
+void IndexSax::TopLevelValue(bool is_object, bool is_list) {
+  if (field_ == Field::kMeta) {
+    ResetMeta();
+    meta_is_object_ = is_object;
+  } else if (field_ == Field::kTensorPayload) {
+    tensor_payload_ = Payload{true, is_list, std::nullopt};
+    tensors_.clear();
+  } else if (field_ == Field::kShapePayload) {
+    shape_payload_ = Payload{true, is_list, std::nullopt};
+    shapes_.clear();
+  }
+}
+
 bool IndexSax::Scalar(Slot value) {
   if (skip_depth_ > 0) return true;
   if (stack_.empty()) return true;  // the whole document is a scalar: not an object
   switch (stack_.back()) {
     case Ctx::kTop:
-      if (field_ == Field::kMeta) ResetMeta();
-      if (field_ == Field::kTensorPayload) {
-        ResetPayload(tensor_payload_, false);
-        tensors_.clear();
-      }
-      if (field_ == Field::kShapePayload) {
-        ResetPayload(shape_payload_, false);
-        shapes_.clear();
-      }
+      TopLevelValue(/*is_object=*/false, /*is_list=*/false);
       break;
     case Ctx::kMeta:
     case Ctx::kTensorEntry:
@@ -190,8 +200,7 @@ bool IndexSax::Scalar(Slot value) {
       break;
     case Ctx::kShapeEntry:
       if (field_ == Field::kShape) {
-        shape_seen_ = true;
-        shape_is_list_ = false;
+        ShapeValue(/*is_list=*/false);
       } else if (Slot* slot = SlotFor(field_)) {
         *slot = std::move(value);
       }
@@ -228,19 +237,10 @@ bool IndexSax::StartContainer(bool object) {
   std::optional<Ctx> enter;  // the container to follow; nullopt: skip its content
   switch (stack_.back()) {
     case Ctx::kTop:
-      if (field_ == Field::kMeta) {
-        ResetMeta();
-        meta_is_object_ = object;
-        if (object) enter = Ctx::kMeta;
-      } else if (field_ == Field::kTensorPayload) {
-        ResetPayload(tensor_payload_, !object);
-        tensors_.clear();
-        if (!object) enter = Ctx::kTensors;
-      } else if (field_ == Field::kShapePayload) {
-        ResetPayload(shape_payload_, !object);
-        shapes_.clear();
-        if (!object) enter = Ctx::kShapes;
-      }
+      TopLevelValue(object, !object);
+      if (field_ == Field::kMeta && object) enter = Ctx::kMeta;
+      if (field_ == Field::kTensorPayload && !object) enter = Ctx::kTensors;
+      if (field_ == Field::kShapePayload && !object) enter = Ctx::kShapes;
       break;
     case Ctx::kMeta:
     case Ctx::kTensorEntry:
@@ -248,10 +248,7 @@ bool IndexSax::StartContainer(bool object) {
       break;
     case Ctx::kShapeEntry:
       if (field_ == Field::kShape) {
-        shape_seen_ = true;
-        shape_is_list_ = !object;
-        dims_.clear();
-        dims_ok_ = true;
+        ShapeValue(/*is_list=*/!object);
         if (!object) enter = Ctx::kDims;
       } else if (Slot* slot = SlotFor(field_)) {
         *slot = Slot{Slot::Kind::kOther, {}, 0};
@@ -268,9 +265,7 @@ bool IndexSax::StartContainer(bool object) {
     case Ctx::kShapes:
       if (object) {
         name_ = original_name_ = Slot{};
-        shape_seen_ = shape_is_list_ = false;
-        dims_.clear();
-        dims_ok_ = true;
+        ShapeValue(/*is_list=*/false);  // absent until the entry has a "shape" key
         enter = Ctx::kShapeEntry;
       } else {
         EntryNotAnObject();
@@ -335,7 +330,7 @@ void IndexSax::FinishShapeEntry() {
     if (!original_name_.is_string()) return fail(".originalname is not a string");
     shape.original_name = std::move(original_name_.text);
   }
-  if (!shape_seen_ || !shape_is_list_) return fail(".shape is missing or not a list");
+  if (!shape_is_list_) return fail(".shape is missing or not a list");
   if (!dims_ok_) return fail(".shape has a dimension that is not a non-negative integer");
   shape.shape = std::move(dims_);
   dims_.clear();

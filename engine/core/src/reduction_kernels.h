@@ -199,6 +199,8 @@ double Extremum(int64_t n, const F& f) {
 using V4f = float __attribute__((vector_size(16)));
 using V4d = double __attribute__((vector_size(32)));
 using V4i = int64_t __attribute__((vector_size(32)));
+using V8f = float __attribute__((vector_size(32)));
+using V8i = int32_t __attribute__((vector_size(32)));
 
 // Elements p[0..7] as two vectors of doubles, |x| when kAbs (clearing the sign bit is fabs).
 template <bool kAbs>
@@ -249,8 +251,6 @@ double Extremum(int64_t n, const RealLoader<float, kAbs>& f) {
   // floats selects the same element in every lane, and x - x is 0 for a finite float exactly
   // when it is for its double. (Half the vector width of working in doubles, and no widening.)
   auto better = [](double x, double best) { return (kMax ? x > best : x < best) ? x : best; };
-  using V8f = float __attribute__((vector_size(32)));
-  using V8i = int32_t __attribute__((vector_size(32)));
   // (By reference: passing 32-byte vectors by value changes the ABI between builds.)
   auto better8 = [](const V8f& x, V8f& best) {
     const V8i take = kMax ? x > best : x < best;

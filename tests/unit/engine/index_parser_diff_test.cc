@@ -19,27 +19,12 @@ namespace {
 
 constexpr std::string_view kFile = "index/000000000/000000000003_worker_0.json";
 
-std::string Describe(const StatusOr<IndexFile>& r) {
-  if (!r.ok()) return "error " + r.status().ToString();
-  std::string out = "mode " + std::to_string(static_cast<int>(r->mode)) + " step " + std::to_string(r->mode_step) +
-                    " file " + r->event_file_name.value_or("<none>");
-  for (const IndexEntry& e : r->tensor_payload) {
-    out += " | t " + e.tensor_name + " " + std::to_string(e.start_idx) + " " + std::to_string(e.length);
-  }
-  for (const ShapeEntry& s : r->shape_payload) {
-    out += " | s " + s.tensor_name + " / " + s.original_name + " [";
-    for (int64_t d : s.shape) out += std::to_string(d) + ",";
-    out += "]";
-  }
-  return out;
-}
-
 // Returns true when both parsers agree on `json`; counts the accepted inputs.
 ::testing::AssertionResult Agree(const std::string& json, int* accepted = nullptr) {
   const StatusOr<IndexFile> fast = ParseIndexJson(json, kFile);
   const StatusOr<IndexFile> reference = testing::ParseIndexJsonReference(json, kFile);
-  const std::string a = Describe(fast);
-  const std::string b = Describe(reference);
+  const std::string a = testing::DescribeIndexResult(fast);
+  const std::string b = testing::DescribeIndexResult(reference);
   if (a != b) return ::testing::AssertionFailure() << "input: " << json << "\nstreaming: " << a << "\nreference: " << b;
   if (accepted != nullptr && fast.ok()) ++*accepted;
   return ::testing::AssertionSuccess();
