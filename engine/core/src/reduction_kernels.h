@@ -22,11 +22,21 @@
 
 namespace litmus::reduction_kernels {
 
-// The AVX2 build of ReduceReal for the two floating dtypes (reduction_kernels_avx2.cc); call
-// only when the CPU has AVX2 and n >= 1.
+// What one fused pass over float32 data gives (FusedFloat32 below): the sum, the sum of |x| and
+// the largest |x|, each only if asked for.
+struct FusedSums {
+  double sum = 0;
+  double abs_sum = 0;
+  double abs_max = 0;
+};
+
+// The AVX2 build of ReduceReal for the two floating dtypes and of the float32 fused pass
+// (reduction_kernels_avx2.cc); call only when the CPU has AVX2 and n >= 1.
 namespace avx2 {
 double ReduceFloat32(const float* p, int64_t n, layout::Reduction reduction, bool abs);
 double ReduceFloat64(const double* p, int64_t n, layout::Reduction reduction, bool abs);
+void FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max, FusedSums* out);
+double VarianceFloat32FromSum(const float* p, int64_t n, double sum, bool abs);
 }  // namespace avx2
 
 namespace LITMUS_REDUCTION_ISA {
@@ -244,39 +254,41 @@ double PairwiseSum(int64_t n, const RealLoader<float, kAbs>& f) {
   return total;
 }
 
+// One step of the float32 extremum loops: lane j keeps the better of x[j] and best[j].
+// (By reference: passing 32-byte vectors by value changes the ABI between builds.)
+template <bool kMax>
+inline void Better8(const V8f& x, V8f& best) {
+  const V8i take = kMax ? x > best : x < best;
+  best = reinterpret_cast<V8f>((reinterpret_cast<V8i>(x) & take) | (reinterpret_cast<V8i>(best) & ~take));
+}
+
+// Eight floats from p, |x| when kAbs (clearing the sign bit).
+template <bool kAbs>
+inline void LoadEightFloats(const float* p, V8f& v) {
+  std::memcpy(&v, p, sizeof(v));
+  if constexpr (kAbs) v = reinterpret_cast<V8f>(reinterpret_cast<V8i>(v) & (V8i{} + INT32_MAX));
+}
+
+// Every lane of an extremum's start: the first element itself (not V8f{} + first, which turns
+// -0.0 into +0.0).
+template <bool kAbs>
+inline void FirstInEveryLane(const float* p, V8f& lanes) {
+  const float first = kAbs ? std::fabs(p[0]) : p[0];
+  lanes = V8f{first, first, first, first, first, first, first, first};
+}
+
+// The end of a float32 extremum whose vector loop covered the elements before n - n % 8: the
+// scalar tail into lane 0, the lanes combined in order, and the exact NaN-tracking pass if an
+// element was infinite or NaN (as Extremum over the generic loader does).
 template <bool kMax, bool kAbs>
-double Extremum(int64_t n, const RealLoader<float, kAbs>& f) {
-  // On the floats themselves, eight lanes per vector (lane j takes elements i + j, as in the
-  // generic loop): widening a float to double is exact and keeps the order, so comparing the
-  // floats selects the same element in every lane, and x - x is 0 for a finite float exactly
-  // when it is for its double. (Half the vector width of working in doubles, and no widening.)
+double FinishExtremum(const V8f& best_f, const V8f& special_f, int64_t n, const RealLoader<float, kAbs>& f) {
   auto better = [](double x, double best) { return (kMax ? x > best : x < best) ? x : best; };
-  // (By reference: passing 32-byte vectors by value changes the ABI between builds.)
-  auto better8 = [](const V8f& x, V8f& best) {
-    const V8i take = kMax ? x > best : x < best;
-    best = reinterpret_cast<V8f>((reinterpret_cast<V8i>(x) & take) | (reinterpret_cast<V8i>(best) & ~take));
-  };
-  auto load8 = [&f](int64_t i, V8f& v) {
-    std::memcpy(&v, f.p + i, sizeof(v));
-    if constexpr (kAbs) v = reinterpret_cast<V8f>(reinterpret_cast<V8i>(v) & (V8i{} + INT32_MAX));
-  };
-  const float first = kAbs ? std::fabs(f.p[0]) : f.p[0];
-  // (Every lane set to the first element; not V8f{} + first, which turns -0.0 into +0.0.)
-  V8f best_f = {first, first, first, first, first, first, first, first};
-  V8f special_f = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    V8f a;
-    load8(i, a);
-    special_f += a - a;
-    better8(a, best_f);
-  }
   double best[8], special[8];
   for (int j = 0; j < 8; ++j) {
     best[j] = best_f[j];
     special[j] = special_f[j];
   }
-  for (; i < n; ++i) {
+  for (int64_t i = n - n % 8; i < n; ++i) {
     const double x = f(i);
     special[0] += x - x;
     best[0] = better(x, best[0]);
@@ -288,6 +300,106 @@ double Extremum(int64_t n, const RealLoader<float, kAbs>& f) {
     any_special += special[j];
   }
   return any_special == 0 ? r : ExtremumWithNaN<kMax>(n, f);
+}
+
+template <bool kMax, bool kAbs>
+double Extremum(int64_t n, const RealLoader<float, kAbs>& f) {
+  // On the floats themselves, eight lanes per vector (lane j takes elements i + j, as in the
+  // generic loop): widening a float to double is exact and keeps the order, so comparing the
+  // floats selects the same element in every lane, and x - x is 0 for a finite float exactly
+  // when it is for its double. (Half the vector width of working in doubles, and no widening.)
+  V8f best;
+  FirstInEveryLane<kAbs>(f.p, best);
+  V8f special = {};
+  for (int64_t i = 0; i + 8 <= n; i += 8) {
+    V8f a;
+    LoadEightFloats<kAbs>(f.p + i, a);
+    special += a - a;
+    Better8<kMax>(a, best);
+  }
+  return FinishExtremum<kMax>(best, special, n, f);
+}
+
+// The sum, the sum of |x| and the largest |x| of n >= 1 float32 elements in one pass over the
+// data (the flags pick which; the others stay 0). Each is bit-identical to its own kernel
+// (PairwiseSum over RealLoader<float, false> and <float, true>, Extremum<true> over
+// RealLoader<float, true>): the pass keeps their blocks, lanes and order of operations, it only
+// loads each element once for all three. Rules ask for these together (mean |x|, max |x|, the
+// mean inside a variance), and on tensors that have left the CPU caches one pass is most of
+// the cost.
+template <bool kSum, bool kAbsSum, bool kAbsMax>
+FusedSums FusedPass(const float* p, int64_t n) {
+  constexpr int64_t kBlock = 1024;  // PairwiseSum's
+  double stack[64], abs_stack[64];
+  int top = 0;
+  uint64_t blocks = 0;
+  V8f best;
+  FirstInEveryLane<true>(p, best);
+  V8f special = {};
+  const V4i no_sign = V4i{} + INT64_MAX;
+  for (int64_t begin = 0; begin < n; begin += kBlock) {
+    const int64_t end = std::min(n, begin + kBlock);
+    V4d lo = {}, hi = {}, abs_lo = {}, abs_hi = {};
+    int64_t i = begin;
+    for (; i + 8 <= end; i += 8) {
+      if constexpr (kSum || kAbsSum) {
+        V4d a, b;
+        LoadEight<false>(p + i, &a, &b);
+        if constexpr (kSum) {
+          lo += a;
+          hi += b;
+        }
+        if constexpr (kAbsSum) {
+          abs_lo += reinterpret_cast<V4d>(reinterpret_cast<V4i>(a) & no_sign);
+          abs_hi += reinterpret_cast<V4d>(reinterpret_cast<V4i>(b) & no_sign);
+        }
+      }
+      if constexpr (kAbsMax) {
+        V8f a;
+        LoadEightFloats<true>(p + i, a);
+        special += a - a;
+        Better8<true>(a, best);
+      }
+    }
+    double s = ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((hi[0] + hi[1]) + (hi[2] + hi[3]));
+    double abs_s = ((abs_lo[0] + abs_lo[1]) + (abs_lo[2] + abs_lo[3])) + ((abs_hi[0] + abs_hi[1]) + (abs_hi[2] + abs_hi[3]));
+    for (; i < end; ++i) {
+      const double d = static_cast<double>(p[i]);
+      s += d;
+      abs_s += std::fabs(d);
+    }
+    for (uint64_t k = blocks; k & 1; k >>= 1) {
+      --top;
+      s = stack[top] + s;
+      abs_s = abs_stack[top] + abs_s;
+    }
+    stack[top] = s;
+    abs_stack[top] = abs_s;
+    ++top;
+    ++blocks;
+  }
+  FusedSums out;
+  for (int k = top - 1; k >= 0; --k) {
+    if constexpr (kSum) out.sum = stack[k] + out.sum;
+    if constexpr (kAbsSum) out.abs_sum = abs_stack[k] + out.abs_sum;
+  }
+  if constexpr (kAbsMax) out.abs_max = FinishExtremum<true>(best, special, n, RealLoader<float, true>{p});
+  return out;
+}
+
+// FusedPass with run-time flags.
+inline FusedSums FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max) {
+  const int which = (sum ? 4 : 0) | (abs_sum ? 2 : 0) | (abs_max ? 1 : 0);
+  switch (which) {
+    case 1: return FusedPass<false, false, true>(p, n);
+    case 2: return FusedPass<false, true, false>(p, n);
+    case 3: return FusedPass<false, true, true>(p, n);
+    case 4: return FusedPass<true, false, false>(p, n);
+    case 5: return FusedPass<true, false, true>(p, n);
+    case 6: return FusedPass<true, true, false>(p, n);
+    case 7: return FusedPass<true, true, true>(p, n);
+    default: return {};
+  }
 }
 
 template <typename F>
@@ -303,16 +415,57 @@ double Product(int64_t n, const F& f) {
   return r;
 }
 
-// Population variance by two passes (mean, then the sum of squared deviations), both pairwise.
+// Population variance by two passes (mean, then the sum of squared deviations), both pairwise;
+// VarianceFromSum is the second pass, given the first pass's sum = PairwiseSum(n, f).
 template <typename F>
-double Variance(int64_t n, const F& f) {
-  if (n == 0) return kNaN;
-  const double mean = PairwiseSum(n, f) / static_cast<double>(n);
+double VarianceFromSum(int64_t n, const F& f, double sum) {
+  const double mean = sum / static_cast<double>(n);
   const double ss = PairwiseSum(n, [&f, mean](int64_t i) {
     const double d = f(i) - mean;
     return d * d;
   });
   return ss / static_cast<double>(n);
+}
+
+// The float32 second pass in vector types: the generic loop's lanes and order, so the same bits.
+template <bool kAbs>
+double VarianceFromSum(int64_t n, const RealLoader<float, kAbs>& f, double sum) {
+  constexpr int64_t kBlock = 1024;  // PairwiseSum's
+  const double mean = sum / static_cast<double>(n);
+  const V4d means = V4d{} + mean;
+  double stack[64];
+  int top = 0;
+  uint64_t blocks = 0;
+  for (int64_t begin = 0; begin < n; begin += kBlock) {
+    const int64_t end = std::min(n, begin + kBlock);
+    V4d lo = {}, hi = {};
+    int64_t i = begin;
+    for (; i + 8 <= end; i += 8) {
+      V4d a, b;
+      LoadEight<kAbs>(f.p + i, &a, &b);
+      a -= means;
+      b -= means;
+      lo += a * a;
+      hi += b * b;
+    }
+    double s = ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((hi[0] + hi[1]) + (hi[2] + hi[3]));
+    for (; i < end; ++i) {
+      const double d = f(i) - mean;
+      s += d * d;
+    }
+    for (uint64_t k = blocks; k & 1; k >>= 1) s = stack[--top] + s;
+    stack[top++] = s;
+    ++blocks;
+  }
+  double ss = 0;
+  while (top > 0) ss = stack[--top] + ss;
+  return ss / static_cast<double>(n);
+}
+
+template <typename F>
+double Variance(int64_t n, const F& f) {
+  if (n == 0) return kNaN;
+  return VarianceFromSum(n, f, PairwiseSum(n, f));
 }
 
 

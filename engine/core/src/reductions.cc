@@ -115,6 +115,74 @@ StatusOr<double> ComputeReduction(const Tensor& tensor, Reduction reduction, boo
   return InvalidArgumentError(what + " is unsupported for string tensors");
 }
 
+namespace {
+
+// The float32 pieces of ComputeReductions, from the AVX2 build where the CPU has it.
+reduction_kernels::FusedSums Fused(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max) {
+#ifdef LITMUS_AVX2_KERNELS
+  if (HasAvx2()) {
+    reduction_kernels::FusedSums out;
+    reduction_kernels::avx2::FusedFloat32(p, n, sum, abs_sum, abs_max, &out);
+    return out;
+  }
+#endif
+  return FusedFloat32(p, n, sum, abs_sum, abs_max);
+}
+
+double VarianceOf(const float* p, int64_t n, double sum, bool abs) {
+#ifdef LITMUS_AVX2_KERNELS
+  if (HasAvx2()) return reduction_kernels::avx2::VarianceFloat32FromSum(p, n, sum, abs);
+#endif
+  if (abs) return VarianceFromSum(n, RealLoader<float, true>{p}, sum);
+  return VarianceFromSum(n, RealLoader<float, false>{p}, sum);
+}
+
+}  // namespace
+
+std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<const ReductionRequest> requests) {
+  std::vector<StatusOr<double>> out;
+  out.reserve(requests.size());
+  const int64_t n = tensor.num_elements();
+  if (tensor.dtype() != DType::kFloat32 || n == 0) {
+    for (const ReductionRequest& r : requests) out.push_back(ComputeReduction(tensor, r.reduction, r.abs));
+    return out;
+  }
+  // Which parts of the fused pass the requests use (the others fall back to their own kernel).
+  bool sum = false, abs_sum = false, abs_max = false;
+  for (const ReductionRequest& r : requests) {
+    switch (r.reduction) {
+      case Reduction::kSum:
+      case Reduction::kMean:
+      case Reduction::kVariance:
+      case Reduction::kStd: (r.abs ? abs_sum : sum) = true; break;
+      case Reduction::kL1: abs_sum = true; break;  // Σ|x| with or without abs
+      case Reduction::kMax: abs_max = abs_max || r.abs; break;
+      default: break;
+    }
+  }
+  const float* p = tensor.as<float>().data();
+  const reduction_kernels::FusedSums sums =
+      (sum || abs_sum || abs_max) ? Fused(p, n, sum, abs_sum, abs_max) : reduction_kernels::FusedSums{};
+  const double count = static_cast<double>(n);
+  for (const ReductionRequest& r : requests) {
+    const double total = r.abs ? sums.abs_sum : sums.sum;
+    switch (r.reduction) {
+      case Reduction::kSum: out.push_back(total); break;
+      case Reduction::kMean: out.push_back(total / count); break;
+      case Reduction::kVariance: out.push_back(VarianceOf(p, n, total, r.abs)); break;
+      case Reduction::kStd: out.push_back(std::sqrt(VarianceOf(p, n, total, r.abs))); break;
+      case Reduction::kL1: out.push_back(sums.abs_sum); break;
+      default:
+        if (r.reduction == Reduction::kMax && r.abs) {
+          out.push_back(sums.abs_max);
+        } else {
+          out.push_back(ComputeReduction(tensor, r.reduction, r.abs));
+        }
+    }
+  }
+  return out;
+}
+
 StatusOr<double> StoredReductionValue(const Tensor& stored) {
   if (stored.is_string()) {
     return InvalidArgumentError("stored reduction holds strings, not a number");

@@ -402,8 +402,18 @@ StatusOr<double> Trial::Impl::MemoisedReduction(const Tensor& value, layout::Red
 }
 
 void Trial::Impl::ComputeReductions(const Tensor& value, const std::vector<uint32_t>& keys) const {
+  // Together, so that the reductions that can share a pass over the data do (reductions.h).
+  std::vector<ReductionRequest> requests;
+  std::vector<uint32_t> request_keys;
   for (const uint32_t key : keys) {
-    (void)MemoisedReduction(value, static_cast<layout::Reduction>(key / 2), (key & 1) != 0);
+    if (value.Memo(key)) continue;
+    requests.push_back({static_cast<layout::Reduction>(key / 2), (key & 1) != 0});
+    request_keys.push_back(key);
+  }
+  if (requests.empty()) return;
+  const std::vector<StatusOr<double>> computed = litmus::ComputeReductions(value, requests);
+  for (size_t i = 0; i < computed.size(); ++i) {
+    if (computed[i].ok()) value.SetMemo(request_keys[i], *computed[i]);
   }
 }
 

@@ -1,7 +1,8 @@
 // The AVX2 build of the reduction kernels (reduction_kernels_avx2.cc) against the portable build
 // of the same loops: every reduction, abs or not, float32 and float64, sizes around the block
 // and lane boundaries, with NaN, inf, -0.0 and subnormals: the results must be bit-identical,
-// since ComputeReduction picks the build by CPU.
+// since ComputeReduction picks the build by CPU. Also the float32 fast paths and the fused pass
+// against the loops they stand in for.
 #define LITMUS_REDUCTION_ISA test_portable
 #include "reduction_kernels.h"
 
@@ -63,18 +64,48 @@ void ExpectSameBits(const std::vector<T>& v, const std::string& what) {
   }
 }
 
+// The AVX2 build of the fused float32 pass and of variance's second pass against the portable.
+void CompareFusedBuilds(const std::vector<float>& v, const std::string& what) {
+  namespace k = reduction_kernels::test_portable;
+  const int64_t n = static_cast<int64_t>(v.size());
+  const auto same = [&](double a, double b, const std::string& name) {
+    if (std::isnan(a)) {
+      EXPECT_TRUE(std::isnan(b)) << what << " " << name;
+    } else {
+      EXPECT_EQ(std::bit_cast<uint64_t>(a), std::bit_cast<uint64_t>(b)) << what << " " << name << ": " << a << " vs " << b;
+    }
+  };
+  const reduction_kernels::FusedSums portable = k::FusedFloat32(v.data(), n, true, true, true);
+  reduction_kernels::FusedSums avx2;
+  reduction_kernels::avx2::FusedFloat32(v.data(), n, true, true, true, &avx2);
+  same(portable.sum, avx2.sum, "fused sum");
+  same(portable.abs_sum, avx2.abs_sum, "fused abs sum");
+  same(portable.abs_max, avx2.abs_max, "fused abs max");
+  for (bool abs : {false, true}) {
+    const double total = abs ? portable.abs_sum : portable.sum;
+    const double p = abs ? k::VarianceFromSum(n, k::RealLoader<float, true>{v.data()}, total)
+                         : k::VarianceFromSum(n, k::RealLoader<float, false>{v.data()}, total);
+    same(p, reduction_kernels::avx2::VarianceFloat32FromSum(v.data(), n, total, abs),
+         abs ? "abs variance" : "variance");
+  }
+}
+
 template <typename T>
 void CompareBuilds() {
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "this CPU has no AVX2: litmus never runs the AVX2 build here";
   uint32_t seed = 1;
   for (int64_t n : {1, 2, 7, 8, 9, 15, 16, 17, 1023, 1024, 1025, 4096 + 3, 262144, 1000003}) {
     std::vector<T> v = Data<T>(n, seed++);
-    ExpectSameBits(v, "n=" + std::to_string(n));
+    const auto check = [&v](const std::string& what) {
+      ExpectSameBits(v, what);
+      if constexpr (std::is_same_v<T, float>) CompareFusedBuilds(v, what);
+    };
+    check("n=" + std::to_string(n));
     if (n > 9) {
       v[n / 2] = std::numeric_limits<T>::infinity();
-      ExpectSameBits(v, "n=" + std::to_string(n) + " with inf");
+      check("n=" + std::to_string(n) + " with inf");
       v[n / 3] = std::numeric_limits<T>::quiet_NaN();
-      ExpectSameBits(v, "n=" + std::to_string(n) + " with NaN");
+      check("n=" + std::to_string(n) + " with NaN");
     }
   }
 }
@@ -100,6 +131,21 @@ void CompareFloatFastPaths(const std::vector<float>& v, const std::string& what)
   same(k::PairwiseSum(n, fast), k::PairwiseSum(n, generic), "sum");
   same(k::Extremum<true>(n, fast), k::Extremum<true>(n, generic), "max");
   same(k::Extremum<false>(n, fast), k::Extremum<false>(n, generic), "min");
+  same(k::VarianceFromSum(n, fast, 0.25), k::VarianceFromSum(n, generic, 0.25), "variance second pass");
+  if constexpr (kAbs) {
+    // The fused pass, every combination of its parts, against the kernels it stands in for.
+    const double sum = k::PairwiseSum(n, k::RealLoader<float, false>{v.data()});
+    const double abs_sum = k::PairwiseSum(n, fast);
+    const double abs_max = k::Extremum<true>(n, fast);
+    for (int which = 1; which < 8; ++which) {
+      const bool s = (which & 4) != 0, a = (which & 2) != 0, m = (which & 1) != 0;
+      const reduction_kernels::FusedSums fused = k::FusedFloat32(v.data(), n, s, a, m);
+      const std::string parts = " fused " + std::to_string(which);
+      if (s) same(fused.sum, sum, (parts + " sum").c_str());
+      if (a) same(fused.abs_sum, abs_sum, (parts + " abs sum").c_str());
+      if (m) same(fused.abs_max, abs_max, (parts + " abs max").c_str());
+    }
+  }
 }
 
 TEST(ReductionKernelsTest, Float32FastPathsMatchTheGenericLoops) {

@@ -4,6 +4,7 @@
 // where smdebug's semantics coincide with litmus's (docs/compatibility.md).
 #include "litmus/engine/reductions.h"
 
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <complex>
@@ -495,6 +496,64 @@ TEST(StoredReductionValueTest, RejectsEverythingElse) {
   EXPECT_EQ(StoredReductionValue(Make<double>(DType::kComplex128, {}, {1, 0})).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(StoredReductionValue(Tensor({1}, {"1.5"})).status().code(), StatusCode::kInvalidArgument);
+}
+
+// ComputeReductions against ComputeReduction, request by request, bit for bit: every reduction
+// with and without abs, alone, in pairs and all together, on float32 (the fused pass: sizes
+// around its lanes and blocks, infinities, NaN in the vector part and in the scalar tail, zeros
+// of both signs), and on other dtypes and empty tensors (which take the one-by-one path).
+TEST(ComputeReductionsTest, EachResultIsComputeReductionBitForBit) {
+  std::vector<ReductionRequest> all;
+  for (Reduction r : {Reduction::kMin, Reduction::kMax, Reduction::kMean, Reduction::kSum, Reduction::kProd,
+                      Reduction::kStd, Reduction::kVariance, Reduction::kL1, Reduction::kL2}) {
+    for (bool abs : {false, true}) all.push_back({r, abs});
+  }
+  std::vector<std::vector<ReductionRequest>> request_sets = {all};
+  for (const ReductionRequest& a : all) {
+    request_sets.push_back({a});
+    for (const ReductionRequest& b : all) request_sets.push_back({a, b});
+  }
+  const auto check = [&](const Tensor& t, const std::string& what) {
+    for (const std::vector<ReductionRequest>& requests : request_sets) {
+      const std::vector<StatusOr<double>> got = ComputeReductions(t, requests);
+      ASSERT_EQ(got.size(), requests.size());
+      for (size_t i = 0; i < requests.size(); ++i) {
+        const StatusOr<double> want = ComputeReduction(t, requests[i].reduction, requests[i].abs);
+        const std::string name = what + " " + (requests[i].abs ? "abs_" : "") +
+                                 std::string(layout::ReductionName(requests[i].reduction)) + " of " +
+                                 std::to_string(requests.size());
+        ASSERT_EQ(got[i].ok(), want.ok()) << name;
+        if (!want.ok()) {
+          EXPECT_EQ(got[i].status().code(), want.status().code()) << name;
+        } else if (std::isnan(*want)) {
+          EXPECT_TRUE(std::isnan(*got[i])) << name;
+        } else {
+          EXPECT_EQ(std::bit_cast<uint64_t>(*got[i]), std::bit_cast<uint64_t>(*want)) << name << ": " << *got[i] << " vs " << *want;
+        }
+      }
+    }
+  };
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.5f, 2.0f);
+  for (int64_t n : {1, 5, 8, 9, 1023, 1024, 1025, 3001}) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = normal(rng);
+    for (int variant = 0; variant < 5; ++variant) {
+      std::vector<float> w = v;
+      if (variant == 1) w[w.size() / 2] = -std::numeric_limits<float>::infinity();
+      if (variant == 2) w[w.size() / 3] = std::numeric_limits<float>::quiet_NaN();
+      if (variant == 3) w.back() = std::numeric_limits<float>::quiet_NaN();
+      if (variant == 4) {
+        for (size_t i = 0; i < w.size(); ++i) w[i] = i % 2 == 0 ? -0.0f : 0.0f;
+      }
+      check(Make1D(DType::kFloat32, w), "float32 n=" + std::to_string(n) + " variant " + std::to_string(variant));
+    }
+  }
+  check(Make1D<double>(DType::kFloat64, {1.5, -2.0, 3.25, kNaN}), "float64");
+  check(Make1D<int32_t>(DType::kInt32, {1, -2, 3, 7, -9}), "int32");
+  check(Make<double>(DType::kComplex128, {2}, {3, 4, -1, 0}), "complex128");
+  check(Tensor(DType::kFloat32, {0}, {}, nullptr), "empty float32");
+  check(Tensor({1}, {"text"}), "string");
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "litmus/engine/tensor.h"
 #include "litmus/format/trial_layout.h"
 #include "litmus/status.h"
@@ -13,6 +16,17 @@ namespace litmus {
 // InvalidArgument for: strings; min/max of an empty tensor; non-abs reductions of complex
 // tensors ("unsupported"). Empty tensors: sum 0, prod 1, l1 = l2 = 0, mean/std/variance NaN.
 StatusOr<double> ComputeReduction(const Tensor& tensor, layout::Reduction reduction, bool abs);
+
+// One reduction a caller wants of a tensor.
+struct ReductionRequest {
+  layout::Reduction reduction;
+  bool abs = false;
+};
+// Several reductions of one tensor; result i is bit for bit what ComputeReduction gives for
+// requests[i]. On float32 tensors the sums and means, the first pass of variance and std, l1
+// and the abs max share one pass over the data, so asking for them together costs about one
+// pass (plus one for each distinct variance) instead of one each.
+std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<const ReductionRequest> requests);
 
 // Converts a *stored* reduction record (0-d or one element, any numeric dtype) to its value.
 // InvalidArgument if it does not hold exactly one numeric element.
