@@ -149,7 +149,7 @@ int Ranges(const std::string& uri) {
     for (const std::string& name : (*trial)->TensorNames()) {
       for (const TensorEntry& entry : (*trial)->Entries(name, step)) {
         if (!entry.location || entry.location->length == 0) continue;
-        std::printf("%s %llu %llu\n", Env::JoinPath(root.key, entry.event_file).c_str(),
+        std::printf("%s %llu %llu\n", Env::JoinPath(root.key, *entry.event_file).c_str(),
                     static_cast<unsigned long long>(entry.location->start_idx),
                     static_cast<unsigned long long>(entry.location->start_idx + entry.location->length - 1));
       }

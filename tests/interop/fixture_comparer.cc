@@ -175,12 +175,12 @@ class FixtureComparer {
     for (const TensorEntry& e : trial_.Entries(name, step)) {
       if (e.worker != worker || !e.location) continue;
       // Through the trial's Env, so the check works for local folders and S3 alike.
-      auto file = env_->NewRandomAccessFile(Env::JoinPath(trial_.root(), e.event_file));
+      auto file = env_->NewRandomAccessFile(Env::JoinPath(trial_.root(), *e.event_file));
       if (!file.ok()) return false;
       std::string bytes(e.location->length, '\0');
       auto read = (*file)->Read(e.location->start_idx, std::as_writable_bytes(std::span(bytes)));
       if (!read.ok() || *read != bytes.size()) return false;
-      auto record = tfrecord::ParseExactRecord(std::as_bytes(std::span(bytes)), e.event_file,
+      auto record = tfrecord::ParseExactRecord(std::as_bytes(std::span(bytes)), *e.event_file,
                                                e.location->start_idx);
       return record.ok() && record->has_payload_crc;
     }

@@ -113,6 +113,7 @@ struct Trial::Impl {
   // The entry that tensor.value(step, mode, worker) reads, with smdebug's errors (§8.5).
   struct Resolved {
     int64_t global_step;
+    const internal::TensorRecord* tensor;
     const TensorEntry* entry;
   };
   StatusOr<Resolved> Resolve(const std::string& name, int64_t step, Mode mode,
@@ -127,27 +128,25 @@ struct Trial::Impl {
   static TensorCache::Key CacheKey(const IndexEntry& location) { return reinterpret_cast<uintptr_t>(&location); }
 
   // A raw value Prefetch() reads: the entry's record, cached under `key`, and the reductions to
-  // compute right after decoding it.
+  // compute right after decoding it (a set of ReductionKey bits).
   struct Wanted {
     TensorCache::Key key;
     const std::string* name;
     int64_t global_step;
     const TensorEntry* entry;
-    std::vector<uint32_t> reductions;
+    uint32_t reductions;
   };
 
-  // Computed reductions are memoised on the tensor (Tensor::Memo) under this key.
+  // Computed reductions are memoised on the tensor (Tensor::Memo) under this key. Which ones
+  // were asked of each tensor is kept on its catalog record (TensorRecord::reductions_asked, one
+  // bit per key): Prefetch computes them as soon as it has decoded a value of that tensor (rules
+  // ask for the same reductions at every step), so that a rule finds the result instead of
+  // reading the whole tensor again from memory.
   static uint32_t ReductionKey(layout::Reduction r, bool abs) { return static_cast<uint32_t>(r) * 2 + (abs ? 1 : 0); }
+  static_assert(static_cast<uint32_t>(layout::Reduction::kL2) * 2 + 1 < 32, "a key is a bit of a uint32_t");
   StatusOr<double> MemoisedReduction(const Tensor& value, layout::Reduction r, bool abs) const;
-  // Computes the reductions `keys` of `value` now, while its data is in the CPU caches.
-  void ComputeReductions(const Tensor& value, const std::vector<uint32_t>& keys) const;
-  // Which computed reductions were asked for each tensor name: Prefetch computes them as soon as
-  // it has decoded a value of that name (rules ask for the same reductions at every step), so
-  // that a rule finds the result instead of reading the whole tensor again from memory.
-  void NoteReduction(const std::string& name, uint32_t key) const;
-  std::vector<uint32_t> ReductionsOf(const std::string& name) const;
-  mutable std::mutex reductions_mu;
-  mutable std::unordered_map<std::string, std::vector<uint32_t>> reductions_asked;
+  // Computes the reductions in the set `keys` of `value` now, while its data is in the CPU caches.
+  void ComputeReductions(const Tensor& value, uint32_t keys) const;
 
   // Where tensor_content started in the last large record read of each tensor (see Read).
   size_t ContentOffsetHint(const std::string& tensor_name) const {
@@ -293,7 +292,7 @@ Status Trial::Impl::RefreshIndex() {
       if (!names[i]) continue;  // *.json.tmp, *.csv, stray files: ignored (and listed again; cheap)
       if (parsed[i]) {
         if (!parsed[i]->ok()) return parsed[i]->status();  // the files before it stay added
-        catalog.AddIndexFile(names[i]->step, names[i]->worker, **parsed[i], &warnings);
+        catalog.AddIndexFile(names[i]->step, names[i]->worker, *std::move(*parsed[i]), &warnings);
         ++index_files_parsed;
         parsed_any = true;
       }
@@ -339,10 +338,10 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(const std::string& name, in
                                                               StepText(step, mode) + ": worker '" +
                                                               *worker + "' did not write this step");
     }
-    return Resolved{*global, &it->second};
+    return Resolved{*global, tensor, &it->second};
   }
   // Default worker: the lexicographically smallest one that wrote the step (map order).
-  return Resolved{*global, &by_worker.begin()->second};
+  return Resolved{*global, tensor, &by_worker.begin()->second};
 }
 
 Status Trial::Impl::Missing(const std::string& name, int64_t global_step, const std::string& what) const {
@@ -355,7 +354,7 @@ Status Trial::Impl::Missing(const std::string& name, int64_t global_step, const 
 StatusOr<TensorPtr> Trial::Impl::Read(const std::string& name, int64_t global_step,
                                       const TensorEntry& entry, const IndexEntry& location) const {
   return cache.GetOrLoad(CacheKey(location), [&]() -> StatusOr<TensorPtr> {
-    const std::string path = Env::JoinPath(root, entry.event_file);
+    const std::string path = Env::JoinPath(root, *entry.event_file);
     if (location.length > kMaxRecordLength) {
       return DataLossError(path + ": index length " + std::to_string(location.length) + " of '" +
                            location.tensor_name + "' at offset " + std::to_string(location.start_idx) +
@@ -401,12 +400,12 @@ StatusOr<double> Trial::Impl::MemoisedReduction(const Tensor& value, layout::Red
   return computed;
 }
 
-void Trial::Impl::ComputeReductions(const Tensor& value, const std::vector<uint32_t>& keys) const {
+void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
   // Together, so that the reductions that can share a pass over the data do (reductions.h).
   std::vector<ReductionRequest> requests;
   std::vector<uint32_t> request_keys;
-  for (const uint32_t key : keys) {
-    if (value.Memo(key)) continue;
+  for (uint32_t key = 0; keys >> key != 0; ++key) {
+    if ((keys >> key & 1) == 0 || value.Memo(key)) continue;
     requests.push_back({static_cast<layout::Reduction>(key / 2), (key & 1) != 0});
     request_keys.push_back(key);
   }
@@ -415,18 +414,6 @@ void Trial::Impl::ComputeReductions(const Tensor& value, const std::vector<uint3
   for (size_t i = 0; i < computed.size(); ++i) {
     if (computed[i].ok()) value.SetMemo(request_keys[i], *computed[i]);
   }
-}
-
-void Trial::Impl::NoteReduction(const std::string& name, uint32_t key) const {
-  std::lock_guard<std::mutex> lock(reductions_mu);
-  std::vector<uint32_t>& keys = reductions_asked[name];
-  if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-}
-
-std::vector<uint32_t> Trial::Impl::ReductionsOf(const std::string& name) const {
-  std::lock_guard<std::mutex> lock(reductions_mu);
-  const auto it = reductions_asked.find(name);
-  return it == reductions_asked.end() ? std::vector<uint32_t>() : it->second;
 }
 
 void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const {
@@ -636,17 +623,27 @@ StatusOr<TensorPtr> Trial::Value(const std::string& name, int64_t step, Mode mod
 }
 
 void Trial::Prefetch(const std::vector<StepTensor>& keys) const {
-  std::map<std::string, std::vector<Impl::Wanted>> by_file;
+  // Grouped by event file (usually one or a few per call, so the last group is checked first).
+  std::vector<std::pair<std::string_view, std::vector<Impl::Wanted>>> by_file;
+  std::unordered_map<std::string_view, size_t> group_of;
+  size_t group = SIZE_MAX;  // of the previous key
   for (const auto& [name, step] : keys) {
     StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
     if (!resolved.ok() || !resolved->entry->location) continue;
     const TensorEntry& entry = *resolved->entry;
     const TensorCache::Key key = Impl::CacheKey(*entry.location);
     if (impl_->cache.Contains(key)) continue;
-    by_file[entry.event_file].push_back({key, &name, resolved->global_step, &entry, impl_->ReductionsOf(name)});
+    const std::string_view file = *entry.event_file;  // (views the catalog's string)
+    if (group == SIZE_MAX || by_file[group].first != file) {
+      const auto [it, inserted] = group_of.try_emplace(file, by_file.size());
+      if (inserted) by_file.emplace_back(file, std::vector<Impl::Wanted>());
+      group = it->second;
+    }
+    by_file[group].second.push_back({key, &name, resolved->global_step, &entry,
+                                     resolved->tensor->reductions_asked.load(std::memory_order_relaxed)});
   }
   tbb::parallel_for_each(by_file.begin(), by_file.end(),
-                         [this](auto& file) { impl_->PrefetchFile(file.first, file.second); });
+                         [this](auto& file) { impl_->PrefetchFile(std::string(file.first), file.second); });
 }
 
 void Trial::Release(const std::vector<StepTensor>& keys) const {
@@ -675,7 +672,7 @@ StatusOr<double> Trial::Reduction(const std::string& name, int64_t step, layout:
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, *entry.location));
-  impl_->NoteReduction(name, Impl::ReductionKey(r, abs));
+  resolved.tensor->reductions_asked.fetch_or(uint32_t{1} << Impl::ReductionKey(r, abs), std::memory_order_relaxed);
   return impl_->MemoisedReduction(*value, r, abs);
 }
 

@@ -38,7 +38,8 @@ void TrialCatalog::NoteStep(int64_t global_step, const std::string& worker, Mode
 }
 
 TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step,
-                                    const std::string& worker, const IndexFile& index) {
+                                    const std::string& worker, const IndexFile& index,
+                                    const std::shared_ptr<const std::string>& event_file) {
   // smdebug records the *unfolded* index name in its per-step and per-mode name maps, so
   // tensor_names(step=...) would list "smdebug/reductions/..." names; we list the folded tensor,
   // consistently with tensor_names() (no fixture has stored reductions).
@@ -49,33 +50,40 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
   }
   const std::string_view stable_name = known->first;  // tensors_'s key
   TensorRecord& record = *known->second;
-  tensors_for_step_[global_step].insert(stable_name);
-  if (index.mode != Mode::kGlobal) tensors_for_mode_[index.mode].insert(stable_name);
+  const uint32_t mode_bit = uint32_t{1} << static_cast<uint32_t>(index.mode);
+  if (index.mode != Mode::kGlobal && (record.modes_seen & mode_bit) == 0) {
+    tensors_for_mode_[index.mode].insert(stable_name);
+  }
+  record.modes_seen |= mode_bit;
   record.mode_steps.try_emplace({index.mode, index.mode_step}, global_step);
-  auto [it, inserted] = record.steps[global_step].try_emplace(worker);
+  auto [step_it, new_step] = record.steps.try_emplace(global_step);
+  if (new_step) tensors_for_step_[global_step].push_back(stable_name);
+  auto [it, inserted] = step_it->second.try_emplace(worker);
   TensorEntry& entry = it->second;
   if (inserted) {
     entry.worker = worker;
     entry.mode = index.mode;
     entry.mode_step = index.mode_step;
-    entry.event_file = index.event_file_name.value_or("");
+    entry.event_file = event_file;
   }
   return entry;
 }
 
-void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker,
-                                const IndexFile& index, std::vector<std::string>* warnings) {
+void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, IndexFile index,
+                                std::vector<std::string>* warnings) {
   // The step counts as written by this worker once the file has any entry (the same for every
   // entry, so noted once).
   if (!index.tensor_payload.empty() || !index.shape_payload.empty()) {
     NoteStep(global_step, worker, index.mode, index.mode_step);
   }
-  for (const IndexEntry& item : index.tensor_payload) {
+  // Every entry of the file shares one copy of its event file's name.
+  const auto event_file = std::make_shared<const std::string>(index.event_file_name.value_or(""));
+  for (IndexEntry& item : index.tensor_payload) {
     if (item.tensor_name.find("smdebug/reductions/") != std::string::npos) {
       if (std::optional<layout::ParsedReductionName> reduction =
               layout::ParseReductionTensorName(item.tensor_name)) {
-        TensorEntry& entry = EntryFor(reduction->tensor, global_step, worker, index);
-        entry.stored_reductions[{reduction->reduction, reduction->abs}] = item;
+        TensorEntry& entry = EntryFor(reduction->tensor, global_step, worker, index, event_file);
+        entry.stored_reductions[{reduction->reduction, reduction->abs}] = std::move(item);
         continue;
       }
       warnings->push_back("step " + std::to_string(global_step) + " worker " + worker +
@@ -83,11 +91,13 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker,
                           "' kept as a tensor of its own");
     }
     // A later entry for the same (name, step, worker) replaces the location, as in smdebug.
-    EntryFor(item.tensor_name, global_step, worker, index).location = item;
+    // (Assigned in place if engaged: its address is the reader's cache key.)
+    TensorEntry& entry = EntryFor(item.tensor_name, global_step, worker, index, event_file);
+    entry.location = std::move(item);
   }
-  for (const ShapeEntry& shape : index.shape_payload) {
+  for (ShapeEntry& shape : index.shape_payload) {
     // Kept beside the location, never instead of it (trial-format.md §4.3 [rec]).
-    EntryFor(shape.tensor_name, global_step, worker, index).shape = shape.shape;
+    EntryFor(shape.tensor_name, global_step, worker, index, event_file).shape = std::move(shape.shape);
   }
 }
 
@@ -180,7 +190,9 @@ std::vector<std::string> TrialCatalog::TensorNames() const { return Keys(tensors
 std::vector<std::string> TrialCatalog::TensorNamesAtStep(int64_t global_step) const {
   const auto it = tensors_for_step_.find(global_step);
   if (it == tensors_for_step_.end()) return {};
-  return SetToVector(it->second);
+  std::vector<std::string> names(it->second.begin(), it->second.end());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 std::vector<std::string> TrialCatalog::TensorNamesForMode(Mode mode) const {

@@ -6,8 +6,10 @@
 // concurrently with each other.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,6 +31,13 @@ struct TensorRecord {
   // (mode, mode step) of this tensor's entries -> global step (first seen wins). A GLOBAL-mode
   // entry is keyed by its mode step, which is how tensor.value(step, mode=GLOBAL) finds it.
   FlatMap<std::pair<Mode, int64_t>, int64_t> mode_steps;
+  // Not catalog data but the reader's hint (trial.cc): one bit per computed reduction that a
+  // caller asked of this tensor, so that the reader computes it as soon as it decodes the next
+  // value. Set from any thread by readers; an atomic, so that no lock or name lookup is needed.
+  mutable std::atomic<uint32_t> reductions_asked{0};
+  // Modes this tensor has entries in (bit 1 << Mode), so that the per-mode name sets are touched
+  // once per tensor and mode rather than once per entry.
+  uint32_t modes_seen = 0;
 };
 
 class TrialCatalog {
@@ -45,7 +54,8 @@ class TrialCatalog {
   // Registers every entry (tensor, stored reduction, shape) of the index file of (global_step,
   // worker). Notes about entries that cannot be represented (a reduction name litmus does not
   // know) are appended to *warnings.
-  void AddIndexFile(int64_t global_step, const std::string& worker, const IndexFile& index,
+  // (Taken by value: its names and locations move into the catalog.)
+  void AddIndexFile(int64_t global_step, const std::string& worker, IndexFile index,
                     std::vector<std::string>* warnings);
   // smdebug's incomplete-step window (§8.3), applied after a refresh that found new index files:
   // with K distinct known global steps, if K - (last_complete_step + 1) > window then
@@ -87,8 +97,10 @@ class TrialCatalog {
 
  private:
   void NoteStep(int64_t global_step, const std::string& worker, Mode mode, int64_t mode_step);
+  // The entry of (name, global_step, worker), created with the index file's mode and its shared
+  // `event_file` if new.
   TensorEntry& EntryFor(const std::string& name, int64_t global_step, const std::string& worker,
-                        const IndexFile& index);
+                        const IndexFile& index, const std::shared_ptr<const std::string>& event_file);
 
   int64_t num_workers_ = 0;
   bool loaded_all_steps_ = false;
@@ -96,8 +108,9 @@ class TrialCatalog {
   FlatMap<int64_t, std::pair<Mode, int64_t>> global_to_mode_;
   std::map<Mode, std::map<int64_t, int64_t>> mode_to_global_;  // never holds kGlobal
   std::map<int64_t, std::set<std::string>> workers_for_step_;
-  // Names in these two view tensors_'s keys.
-  std::map<int64_t, std::set<std::string_view>> tensors_for_step_;
+  // Names in these two view tensors_'s keys. A name is added to its step's list when the tensor
+  // gets its first entry at that step (so never twice); queries sort.
+  std::map<int64_t, std::vector<std::string_view>> tensors_for_step_;
   std::map<Mode, std::set<std::string_view>> tensors_for_mode_;  // never holds kGlobal
   std::map<std::string, TensorRecord> tensors_;
   // tensors_ by name, hashed: every read looks its tensor up, and comparing long names that

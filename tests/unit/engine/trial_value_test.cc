@@ -135,7 +135,7 @@ TEST(TrialValueTest, StoredReductionsAndShapesFold) {
   EXPECT_EQ(w[0].shape, (std::vector<int64_t>{2}));
   ASSERT_EQ(w[0].stored_reductions.size(), 1u);
   EXPECT_TRUE(w[0].stored_reductions.contains({layout::Reduction::kMean, true}));
-  EXPECT_EQ(w[0].event_file, "events/000000000000/000000000000_worker_0.tfevents");
+  EXPECT_EQ(*w[0].event_file, "events/000000000000/000000000000_worker_0.tfevents");
 
   LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr value, trial->Value("w", 0));
   EXPECT_EQ(value->shape(), (std::vector<int64_t>{2}));

@@ -352,9 +352,24 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       if (!mode) return LITMUS_INVALID_ARGUMENT;
     }
 
-    // Filters intersect; each list below is sorted.
-    std::vector<std::string> selected = q.step >= 0 ? t->TensorNamesAtStep(q.step) : t->TensorNames();
-    auto intersect = [&selected](const std::vector<std::string>& other) {
+    // Filters intersect; each list below is sorted. A collection's members are saved tensors,
+    // so when no step filters, they start the selection instead of every name (rules ask for a
+    // collection at every step, and the trial keeps its members ready).
+    std::vector<std::string> selected;
+    bool everything = false;  // `selected` stands for every saved name (until a filter applies)
+    if (q.step >= 0) {
+      selected = t->TensorNamesAtStep(q.step);
+    } else if (collection->empty()) {
+      selected = t->TensorNames();
+    } else {
+      everything = true;
+    }
+    auto intersect = [&selected, &everything](std::vector<std::string> other) {
+      if (everything) {
+        selected = std::move(other);
+        everything = false;
+        return;
+      }
       std::vector<std::string> out;
       std::set_intersection(selected.begin(), selected.end(), other.begin(), other.end(), std::back_inserter(out));
       selected = std::move(out);
@@ -364,9 +379,10 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
     if (!collection->empty()) {
       StatusOr<std::vector<std::string>> members = t->TensorNamesInCollection(*collection);
       if (members.ok()) {
-        intersect(*members);
+        intersect(*std::move(members));
       } else if (members.status().code() == StatusCode::kNotFound) {
         selected.clear();  // an unknown collection selects nothing (builtin-rules.md §1.3)
+        everything = false;
       } else {
         return Fail(ctx, LITMUS_INVALID_ARGUMENT, "tensor_names: " + members.status().message());
       }
@@ -374,7 +390,7 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
     if (!regex->empty()) {
       StatusOr<std::vector<std::string>> matching = t->TensorNamesMatching(*regex);
       if (!matching.ok()) return Fail(ctx, LITMUS_INVALID_ARGUMENT, "tensor_names: " + matching.status().message());
-      intersect(*matching);
+      intersect(*std::move(matching));
     }
     Borrow(ctx, std::move(selected), names, count);
     return LITMUS_OK;

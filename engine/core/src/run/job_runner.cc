@@ -82,6 +82,8 @@ struct JobRunner::Impl {
   std::unique_ptr<StopSignal> stop;
   tbb::task_group prefetch_group;
   bool prefetch_running = false;
+  // What the last background prefetch read (sorted): the next fetch reads only the rest.
+  std::vector<ReadKey> prefetched;
   std::chrono::steady_clock::time_point last_report_write{};
 
   Impl(JobConfig c, Env* e) : config(std::move(c)), env(e) {}
@@ -612,7 +614,11 @@ struct JobRunner::Impl {
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     JoinPrefetch();
-    ReadAll(keys);
+    // What the prefetch read is in the caches already (unless evicted since: then the rule's own
+    // read fetches it again), and looking every key up again costs as much as a small tensor.
+    std::vector<ReadKey> unread;
+    std::set_difference(keys.begin(), keys.end(), prefetched.begin(), prefetched.end(), std::back_inserter(unread));
+    ReadAll(unread);
     std::vector<RuleState*> to_invoke;
     for (RuleState* r : ready) {
       const auto& [result, reqs] = Declare(*r, step);
@@ -641,10 +647,11 @@ struct JobRunner::Impl {
     }
     std::sort(next_keys.begin(), next_keys.end());
     next_keys.erase(std::unique(next_keys.begin(), next_keys.end()), next_keys.end());
-    if (!next_keys.empty()) {
-      JoinPrefetch();
+    JoinPrefetch();  // (none runs here: joined above; the prefetch reads `prefetched`)
+    prefetched = next_keys;
+    if (!prefetched.empty()) {
       prefetch_running = true;
-      prefetch_group.run([this, keys = next_keys] { ReadAll(keys); });
+      prefetch_group.run([this] { ReadAll(prefetched); });
     }
     // 3. Invoke (instances in parallel; each on one thread).
     std::vector<std::pair<StepOutcome, std::string>> outcomes(to_invoke.size());

@@ -79,7 +79,9 @@ struct TensorEntry {
   Mode mode = Mode::kGlobal;
   int64_t mode_step = 0;
   std::optional<IndexEntry> location;  // raw tensor record (event file in event_file)
-  std::string event_file;              // relative to the trial root
+  // Relative to the trial root; never null in entries the trial returns. (Shared by every entry
+  // of one index file: a trial of small tensors has hundreds of thousands of entries.)
+  std::shared_ptr<const std::string> event_file;
   std::optional<std::vector<int64_t>> shape;  // from shape_payload
   // Stored reductions folded onto this tensor: (reduction, abs) -> record location.
   std::map<std::pair<layout::Reduction, bool>, IndexEntry> stored_reductions;

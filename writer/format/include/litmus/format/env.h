@@ -33,7 +33,7 @@ class RandomAccessFile {
   struct Coalescing {
     uint64_t max_record_bytes = 64 << 10;
     uint64_t max_gap_bytes = 4 << 10;
-    uint64_t max_read_bytes = 4 << 20;
+    uint64_t max_read_bytes = 256 << 10;
   };
   virtual Coalescing coalescing() const { return {}; }
 };
