@@ -4,6 +4,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace litmus {
 
@@ -73,10 +74,24 @@ bool TensorCache::Contains(Key key) const {
   return index_.contains(key) || in_flight_.contains(key);
 }
 
+void TensorCache::ContainsEach(std::span<const Key> keys, std::span<bool> cached) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < keys.size(); ++i) cached[i] = index_.contains(keys[i]) || in_flight_.contains(keys[i]);
+}
+
 void TensorCache::Insert(Key key, TensorPtr tensor) {
+  std::lock_guard<std::mutex> lock(mu_);
+  InsertLocked(key, std::move(tensor));
+}
+
+void TensorCache::InsertAll(std::span<std::pair<Key, TensorPtr>> items) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, tensor] : items) InsertLocked(key, std::move(tensor));
+}
+
+void TensorCache::InsertLocked(Key key, TensorPtr tensor) {
   if (tensor == nullptr) return;
   const size_t bytes = tensor->memory_bytes();
-  std::lock_guard<std::mutex> lock(mu_);
   if (bytes > budget_bytes_ || index_.contains(key) || in_flight_.contains(key)) return;
   ++misses_;
   lru_.push_front(Node{key, std::move(tensor), bytes});
@@ -86,12 +101,28 @@ void TensorCache::Insert(Key key, TensorPtr tensor) {
 }
 
 void TensorCache::Erase(Key key) {
+  TensorPtr dropped;  // freed after the lock is released
   std::lock_guard<std::mutex> lock(mu_);
+  dropped = EraseLocked(key);
+}
+
+void TensorCache::EraseAll(std::span<const Key> keys) {
+  std::vector<TensorPtr> dropped;  // freed after the lock is released
+  dropped.reserve(keys.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Key key : keys) {
+    if (TensorPtr tensor = EraseLocked(key)) dropped.push_back(std::move(tensor));
+  }
+}
+
+TensorPtr TensorCache::EraseLocked(Key key) {
   const auto it = index_.find(key);
-  if (it == index_.end()) return;
+  if (it == index_.end()) return nullptr;
+  TensorPtr tensor = std::move(it->second->tensor);
   bytes_ -= it->second->bytes;
   lru_.erase(it->second);
   index_.erase(it);
+  return tensor;
 }
 
 void TensorCache::Clear() {

@@ -12,8 +12,10 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "litmus/engine/tensor.h"
 #include "litmus/status.h"
@@ -56,11 +58,20 @@ class TensorCache {
 
   // True if `key` is cached or being loaded (does not count as a hit or touch the LRU order).
   bool Contains(Key key) const;
+  // cached[i] = Contains(keys[i]) for every i, under one acquisition of the lock.
+  // REQUIRES: cached.size() == keys.size().
+  void ContainsEach(std::span<const Key> keys, std::span<bool> cached) const;
   // Caches `tensor` under `key` unless `key` is already cached or being loaded (then it does
   // nothing): for tensors decoded in a batch rather than by a loader. Counts as a miss.
   void Insert(Key key, TensorPtr tensor);
+  // Insert for every item, in order, under one acquisition of the lock (a prefetch caches the
+  // tensors of one read together: with small tensors, taking the lock per tensor showed as
+  // contention with the readers).
+  void InsertAll(std::span<std::pair<Key, TensorPtr>> items);
   // Drops `key` if cached (a hint that nobody needs it any more; a later GetOrLoad loads again).
   void Erase(Key key);
+  // Erase for every key, under one acquisition of the lock.
+  void EraseAll(std::span<const Key> keys);
   // Drops every cached tensor (loads in flight are unaffected and still cache their result).
   void Clear();
 
@@ -85,6 +96,9 @@ class TensorCache {
   void FinishLoadLocked(Key key, const std::shared_ptr<Flight>& flight,
                         const StatusOr<TensorPtr>& result, size_t bytes);
   void EvictLocked();
+  void InsertLocked(Key key, TensorPtr tensor);
+  // Removes `key` and returns its tensor, so that the caller frees it outside the lock.
+  TensorPtr EraseLocked(Key key);
 
   const size_t budget_bytes_;
   mutable std::mutex mu_;

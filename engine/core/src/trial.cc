@@ -467,14 +467,17 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
   std::shared_ptr<std::byte[]> buffer(new std::byte[size]);
   const StatusOr<size_t> read = file.Read(begin, std::span<std::byte>(buffer.get(), size));
   if (!read.ok() || *read < size) return;
+  std::vector<std::pair<TensorCache::Key, TensorPtr>> decoded;
+  decoded.reserve(run.size());
   for (const Wanted& w : run) {
     const IndexEntry& location = *w.entry->location;
     const std::span<std::byte> record(buffer.get() + (location.start_idx - begin), static_cast<size_t>(location.length));
     StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, location.start_idx, location.tensor_name);
     if (!tensor.ok()) continue;
     ComputeReductions(**tensor, w.reductions);
-    cache.Insert(w.key, *std::move(tensor));
+    decoded.emplace_back(w.key, *std::move(tensor));
   }
+  cache.InsertAll(decoded);
 }
 
 Trial::Trial(std::unique_ptr<Impl> impl, std::string root) : impl_(std::move(impl)), root_(std::move(root)) {}
@@ -623,39 +626,52 @@ StatusOr<TensorPtr> Trial::Value(const std::string& name, int64_t step, Mode mod
 }
 
 void Trial::Prefetch(const std::vector<StepTensor>& keys) const {
-  // Grouped by event file (usually one or a few per call, so the last group is checked first).
-  std::vector<std::pair<std::string_view, std::vector<Impl::Wanted>>> by_file;
-  std::unordered_map<std::string_view, size_t> group_of;
-  size_t group = SIZE_MAX;  // of the previous key
+  std::vector<Impl::Wanted> wanted;
+  std::vector<TensorCache::Key> cache_keys;
+  wanted.reserve(keys.size());
+  cache_keys.reserve(keys.size());
   for (const auto& [name, step] : keys) {
     StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
     if (!resolved.ok() || !resolved->entry->location) continue;
     const TensorEntry& entry = *resolved->entry;
     const TensorCache::Key key = Impl::CacheKey(*entry.location);
-    if (impl_->cache.Contains(key)) continue;
-    const std::string_view file = *entry.event_file;  // (views the catalog's string)
+    wanted.push_back({key, &name, resolved->global_step, &entry,
+                      resolved->tensor->reductions_asked.load(std::memory_order_relaxed)});
+    cache_keys.push_back(key);
+  }
+  const std::unique_ptr<bool[]> cached(new bool[cache_keys.size()]);
+  impl_->cache.ContainsEach(cache_keys, std::span<bool>(cached.get(), cache_keys.size()));
+  // Grouped by event file (usually one or a few per call, so the last group is checked first).
+  std::vector<std::pair<std::string_view, std::vector<Impl::Wanted>>> by_file;
+  std::unordered_map<std::string_view, size_t> group_of;
+  size_t group = SIZE_MAX;  // of the previous key
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (cached[i]) continue;
+    const std::string_view file = *wanted[i].entry->event_file;  // (views the catalog's string)
     if (group == SIZE_MAX || by_file[group].first != file) {
       const auto [it, inserted] = group_of.try_emplace(file, by_file.size());
       if (inserted) by_file.emplace_back(file, std::vector<Impl::Wanted>());
       group = it->second;
     }
-    by_file[group].second.push_back({key, &name, resolved->global_step, &entry,
-                                     resolved->tensor->reductions_asked.load(std::memory_order_relaxed)});
+    by_file[group].second.push_back(wanted[i]);
   }
   tbb::parallel_for_each(by_file.begin(), by_file.end(),
                          [this](auto& file) { impl_->PrefetchFile(std::string(file.first), file.second); });
 }
 
 void Trial::Release(const std::vector<StepTensor>& keys) const {
+  std::vector<TensorCache::Key> cache_keys;
+  cache_keys.reserve(keys.size());
   for (const auto& [name, step] : keys) {
     const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
     if (tensor == nullptr) continue;
     const auto it = tensor->steps.find(step);
     if (it == tensor->steps.end()) continue;
     for (const auto& [unused, entry] : it->second) {
-      if (entry.location) impl_->cache.Erase(Impl::CacheKey(*entry.location));
+      if (entry.location) cache_keys.push_back(Impl::CacheKey(*entry.location));
     }
   }
+  impl_->cache.EraseAll(cache_keys);
 }
 
 StatusOr<double> Trial::Reduction(const std::string& name, int64_t step, layout::Reduction r, bool abs,
