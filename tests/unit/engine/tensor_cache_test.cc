@@ -212,5 +212,47 @@ TEST(TensorCacheTest, InsertContainsErase) {
   EXPECT_FALSE(cache.Contains(100));
 }
 
+// The batch forms do what the single-key calls do, key by key and in order.
+TEST(TensorCacheTest, BatchInsertContainsErase) {
+  TensorCache cache(4096);
+  const TensorPtr a = MakeTensor(256);
+  const TensorPtr b = MakeTensor(256);
+  cache.Insert(1, a);
+  std::vector<std::pair<TensorCache::Key, TensorPtr>> items = {
+      {1, MakeTensor(256)},  // already cached: kept as it was
+      {2, b},
+      {3, MakeTensor(4096)},  // larger than the budget: not kept
+      {2, MakeTensor(256)},   // a key twice: the first stays
+  };
+  cache.InsertAll(items);
+  std::atomic<int> calls{0};
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr got, cache.GetOrLoad(1, Counting(&calls)));
+  EXPECT_EQ(got.get(), a.get());
+  LITMUS_ASSERT_OK_AND_ASSIGN(got, cache.GetOrLoad(2, Counting(&calls)));
+  EXPECT_EQ(got.get(), b.get());
+  EXPECT_EQ(calls.load(), 0);
+  const std::vector<TensorCache::Key> keys = {3, 2, 9, 1};
+  bool cached[4];
+  cache.ContainsEach(keys, cached);
+  EXPECT_FALSE(cached[0]);
+  EXPECT_TRUE(cached[1]);
+  EXPECT_FALSE(cached[2]);
+  EXPECT_TRUE(cached[3]);
+  EXPECT_EQ(cache.bytes(), a->memory_bytes() + b->memory_bytes());
+  const std::vector<TensorCache::Key> drop = {2, 9, 2};
+  cache.EraseAll(drop);
+  cache.ContainsEach(keys, cached);
+  EXPECT_FALSE(cached[1]);
+  EXPECT_TRUE(cached[3]);
+  EXPECT_EQ(cache.bytes(), a->memory_bytes());
+  // Inserts in a batch evict by bytes as single inserts do.
+  std::vector<std::pair<TensorCache::Key, TensorPtr>> many;
+  for (int i = 0; i < 8; ++i) many.emplace_back(100 + static_cast<TensorCache::Key>(i), MakeTensor(256));
+  cache.InsertAll(many);
+  EXPECT_LE(cache.bytes(), 4096u);
+  EXPECT_TRUE(cache.Contains(107));
+  EXPECT_FALSE(cache.Contains(1));  // the least recently used went first
+}
+
 }  // namespace
 }  // namespace litmus
