@@ -1,6 +1,7 @@
-// Index JSON parsing (index_parser.h), streaming: nlohmann_json's SAX parser feeds a small
-// state machine that fills the IndexFile directly, instead of building a DOM (one std::map and
-// several strings per entry) and walking it; every trial refresh parses thousands of these. The
+// Index JSON parsing (index_parser.h), streaming: a SAX parser (ScanSimpleJson for the plain
+// JSON training jobs write, else nlohmann_json's) feeds a small state machine that fills the
+// IndexFile directly, instead of building a DOM (one std::map and several strings per entry)
+// and walking it; every trial refresh parses thousands of these. The
 // validation is that of the DOM-based parser it replaced, which the tests keep as an oracle
 // (tests/support/index_json_reference.h): same result, same first error, for every input.
 // Duplicate keys behave as in a DOM: the last occurrence wins. No exceptions are used.
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "litmus/format/mode.h"
+#include "simple_json_scanner.h"
 
 namespace litmus {
 namespace {
@@ -397,6 +399,12 @@ bool SafeRelativePath(std::string_view path) {
 }
 
 StatusOr<IndexFile> ParseIndexJson(std::string_view json, std::string_view file_name) {
+  // The fast scanner takes the files training jobs write; anything it does not take (escapes,
+  // non-ASCII names, floats, syntax errors) nlohmann parses again from the start.
+  {
+    IndexSax sax(file_name);
+    if (ScanSimpleJson(json, sax)) return sax.Finish();
+  }
   IndexSax sax(file_name);
   if (!Json::sax_parse(json.begin(), json.end(), &sax)) {
     return Corrupt(file_name, "empty or corrupt index file (invalid JSON)");
