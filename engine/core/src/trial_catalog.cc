@@ -236,7 +236,8 @@ std::vector<int64_t> TrialCatalog::TensorModeSteps(const std::string& name, Mode
 std::optional<int64_t> TrialCatalog::ResolveTensorStep(const TensorRecord& tensor, int64_t step,
                                                        Mode mode) const {
   std::pair<Mode, int64_t> key{mode, step};
-  if (mode == Mode::kGlobal && !tensor.mode_steps.contains(key)) {
+  const bool has_global_entries = (tensor.modes_seen & (uint32_t{1} << static_cast<uint32_t>(Mode::kGlobal))) != 0;
+  if (mode == Mode::kGlobal && !(has_global_entries && tensor.mode_steps.contains(key))) {
     const std::optional<std::pair<Mode, int64_t>> converted = ModeOfGlobalStep(step);
     if (!converted) return std::nullopt;
     key = *converted;

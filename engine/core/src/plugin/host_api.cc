@@ -507,12 +507,8 @@ litmus_status_t HostTensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
 }
 
 void Require(litmus_ctx_t* ctx, uint32_t trial, const std::string& name, const int64_t* steps, size_t step_count) {
-  const auto key = std::make_pair(trial, name);
-  auto it = ctx->requirement_index.find(key);
-  if (it == ctx->requirement_index.end()) {
-    it = ctx->requirement_index.emplace(key, ctx->requirements->size()).first;
-    ctx->requirements->push_back({trial, name, {}});
-  }
+  const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(name, ctx->requirements->size());
+  if (inserted) ctx->requirements->push_back({trial, name, {}});
   std::vector<int64_t>& out = (*ctx->requirements)[it->second].steps;
   out.insert(out.end(), steps, steps + step_count);
   std::sort(out.begin(), out.end());

@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -81,7 +82,9 @@ struct litmus_ctx {
   bool has_error = false;  // set_error (or a failed host call) recorded text
   std::string error;
   std::vector<litmus::TensorRequirement>* requirements = nullptr;
-  std::map<std::pair<uint32_t, std::string>, size_t> requirement_index;  // -> requirements
+  // (trial, tensor name) -> position in *requirements; hashed by name, since a rule may require
+  // hundreds of tensors at every step.
+  std::map<uint32_t, std::unordered_map<std::string, size_t>> requirement_index;
 
   // Borrowed results handed to the plugin during the current call (stable addresses: deque
   // elements never move, and each vector is complete before its data pointer is handed out).
