@@ -15,6 +15,7 @@
 
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_for_each.h>
+#include <tbb/task_group.h>
 
 #include "collections_parser.h"
 #include "index_parser.h"
@@ -272,27 +273,39 @@ Status Trial::Impl::RefreshIndex() {
   // Candidates are in path order (stragglers sort before the cursor, fresh files after it),
   // which is the order smdebug processes files in, so first-seen-wins maps agree with it. They
   // are read and parsed in parallel, a chunk at a time (a trial opened late has thousands), and
-  // added to the catalog in that order.
+  // added to the catalog in that order; the next chunk is parsed while this one is added.
   constexpr size_t kChunk = 256;
-  bool parsed_any = false;
-  for (size_t chunk = 0; chunk < candidates.size(); chunk += kChunk) {
-    const size_t count = std::min(kChunk, candidates.size() - chunk);
-    std::vector<std::optional<layout::IndexFileName>> names(count);
-    std::vector<std::optional<StatusOr<IndexFile>>> parsed(count);
+  struct Chunk {
+    size_t first = 0;
+    std::vector<std::optional<layout::IndexFileName>> names;
+    std::vector<std::optional<StatusOr<IndexFile>>> parsed;
+  };
+  const auto parse = [&](size_t first) {
+    Chunk chunk;
+    chunk.first = first;
+    const size_t count = std::min(kChunk, candidates.size() - first);
+    chunk.names.resize(count);
+    chunk.parsed.resize(count);
     tbb::parallel_for(size_t{0}, count, [&](size_t i) {
-      const std::string& relative = candidates[chunk + i];
-      names[i] = layout::ParseIndexFilePath(std::string(layout::kIndexDir) + "/" + relative);
-      if (!names[i] || names[i]->step < options.range_begin || names[i]->step >= options.range_end) return;
+      const std::string& relative = candidates[first + i];
+      chunk.names[i] = layout::ParseIndexFilePath(std::string(layout::kIndexDir) + "/" + relative);
+      const std::optional<layout::IndexFileName>& name = chunk.names[i];
+      if (!name || name->step < options.range_begin || name->step >= options.range_end) return;
       const std::string path = Env::JoinPath(index_dir, relative);
       StatusOr<std::string> content = env->ReadFileToString(path);
-      parsed[i] = content.ok() ? ParseIndexJson(*content, path) : StatusOr<IndexFile>(content.status());
+      chunk.parsed[i] = content.ok() ? ParseIndexJson(*content, path) : StatusOr<IndexFile>(content.status());
     });
-    for (size_t i = 0; i < count; ++i) {
-      const std::string& relative = candidates[chunk + i];
-      if (!names[i]) continue;  // *.json.tmp, *.csv, stray files: ignored (and listed again; cheap)
-      if (parsed[i]) {
-        if (!parsed[i]->ok()) return parsed[i]->status();  // the files before it stay added
-        catalog.AddIndexFile(names[i]->step, names[i]->worker, *std::move(*parsed[i]), &warnings);
+    return chunk;
+  };
+  // Adds a parsed chunk in order; stops at the first file that failed (the files before it stay).
+  bool parsed_any = false;
+  const auto add = [&](Chunk& chunk) -> Status {
+    for (size_t i = 0; i < chunk.names.size(); ++i) {
+      const std::string& relative = candidates[chunk.first + i];
+      if (!chunk.names[i]) continue;  // *.json.tmp, *.csv, stray files: ignored (and listed again; cheap)
+      if (chunk.parsed[i]) {
+        if (!chunk.parsed[i]->ok()) return chunk.parsed[i]->status();
+        catalog.AddIndexFile(chunk.names[i]->step, chunk.names[i]->worker, *std::move(*chunk.parsed[i]), &warnings);
         ++index_files_parsed;
         parsed_any = true;
       }
@@ -303,6 +316,21 @@ Status Trial::Impl::RefreshIndex() {
       }
       if (folder == cursor_folder) cursor_folder_seen.insert(relative);
       if (relative > cursor) cursor = relative;
+    }
+    return OkStatus();
+  };
+  if (!candidates.empty()) {
+    Chunk current = parse(0);
+    while (true) {
+      const size_t next_first = current.first + kChunk;
+      Chunk next;
+      tbb::task_group parsing;
+      if (next_first < candidates.size()) parsing.run([&] { next = parse(next_first); });
+      const Status added = add(current);
+      parsing.wait();  // (also before returning an error: the task uses this frame)
+      if (!added.ok()) return added;
+      if (next_first >= candidates.size()) break;
+      current = std::move(next);
     }
   }
   if (parsed_any) catalog.ApplyWaitWindow(options.incomplete_step_wait_window);
