@@ -432,7 +432,7 @@ void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
   // Together, so that the reductions that can share a pass over the data do (reductions.h).
   std::vector<ReductionRequest> requests;
   std::vector<uint32_t> request_keys;
-  for (uint32_t key = 0; keys >> key != 0; ++key) {
+  for (uint32_t key = 0; key < 32 && keys >> key != 0; ++key) {
     if ((keys >> key & 1) == 0 || value.Memo(key)) continue;
     requests.push_back({static_cast<layout::Reduction>(key / 2), (key & 1) != 0});
     request_keys.push_back(key);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <tbb/parallel_for.h>
+
 #include "litmus/format/trial_layout.h"
 
 namespace litmus::internal {
@@ -23,6 +25,16 @@ std::vector<std::string> SetToVector(const Set& set) {
 }
 
 }  // namespace
+
+TrialCatalog::~TrialCatalog() {
+  std::vector<TensorRecord*> records;
+  records.reserve(tensors_.size());
+  for (auto& [unused, record] : tensors_) records.push_back(&record);
+  tbb::parallel_for(size_t{0}, records.size(), [&records](size_t i) {
+    records[i]->steps = {};
+    records[i]->mode_steps = {};
+  });
+}
 
 void TrialCatalog::NoteStep(int64_t global_step, const std::string& worker, Mode mode,
                             int64_t mode_step) {
