@@ -107,19 +107,41 @@ struct MagnitudeLoader {
   }
 };
 
-// Sum of f(i) for i in [0, n): blocks of kBlock elements summed with kLanes independent
-// accumulators (vectorisable, ~kBlock/kLanes additions per accumulator), and the block sums
-// combined pairwise (a binary-counter cascade), so the error grows like log(n), as numpy's
-// pairwise sum.
-template <typename F>
-double PairwiseSum(int64_t n, const F& f) {
-  constexpr int64_t kBlock = 1024;
-  constexpr int64_t kLanes = 8;
+// Sums are computed in blocks of kPairwiseBlock elements, and the block sums are combined
+// pairwise (a binary-counter cascade), so the error grows like log(n), as numpy's pairwise sum.
+// PairwiseCombiner is that cascade: Add each block's sum in order, then Total.
+constexpr int64_t kPairwiseBlock = 1024;
+struct PairwiseCombiner {
   double stack[64];
   int top = 0;
   uint64_t blocks = 0;
-  for (int64_t begin = 0; begin < n; begin += kBlock) {
-    const int64_t end = std::min(n, begin + kBlock);
+  void Add(double s) {
+    // Merge equal-sized partial sums: after block k, the stack holds one sum per set bit of k+1.
+    for (uint64_t k = blocks; k & 1; k >>= 1) s = stack[--top] + s;
+    stack[top++] = s;
+    ++blocks;
+  }
+  double Total() const {
+    double total = 0;
+    for (int k = top - 1; k >= 0; --k) total = stack[k] + total;
+    return total;
+  }
+};
+
+// The pairwise sum of the blocks of [0, n), block_sum(begin, end) giving one block's sum.
+template <typename BlockSum>
+double PairwiseOverBlocks(int64_t n, const BlockSum& block_sum) {
+  PairwiseCombiner sums;
+  for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) sums.Add(block_sum(begin, std::min(n, begin + kPairwiseBlock)));
+  return sums.Total();
+}
+
+// Sum of f(i) for i in [0, n): each block summed with kLanes independent accumulators
+// (vectorisable, ~kPairwiseBlock/kLanes additions per accumulator), the blocks pairwise.
+template <typename F>
+double PairwiseSum(int64_t n, const F& f) {
+  constexpr int64_t kLanes = 8;
+  return PairwiseOverBlocks(n, [&f](int64_t begin, int64_t end) {
     double acc[kLanes] = {};
     int64_t i = begin;
     for (; i + kLanes <= end; i += kLanes) {
@@ -127,14 +149,8 @@ double PairwiseSum(int64_t n, const F& f) {
     }
     double s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
     for (; i < end; ++i) s += f(i);
-    // Merge equal-sized partial sums: after block k, the stack holds one sum per set bit of k+1.
-    for (uint64_t k = blocks; k & 1; k >>= 1) s = stack[--top] + s;
-    stack[top++] = s;
-    ++blocks;
-  }
-  double total = 0;
-  while (top > 0) total = stack[--top] + total;
-  return total;
+    return s;
+  });
 }
 
 // min or max of f(i) over n >= 1 elements; NaN if any element is NaN (numpy amin/amax). The
@@ -227,14 +243,14 @@ inline void LoadEight(const float* p, V4d* lo, V4d* hi) {
   }
 }
 
+// (The lanes of a block, its two vectors reduced in the generic loop's order.)
+inline double SumOfLanes(const V4d& lo, const V4d& hi) {
+  return ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((hi[0] + hi[1]) + (hi[2] + hi[3]));
+}
+
 template <bool kAbs>
 double PairwiseSum(int64_t n, const RealLoader<float, kAbs>& f) {
-  constexpr int64_t kBlock = 1024;
-  double stack[64];
-  int top = 0;
-  uint64_t blocks = 0;
-  for (int64_t begin = 0; begin < n; begin += kBlock) {
-    const int64_t end = std::min(n, begin + kBlock);
+  return PairwiseOverBlocks(n, [&f](int64_t begin, int64_t end) {
     V4d lo = {}, hi = {};
     int64_t i = begin;
     for (; i + 8 <= end; i += 8) {
@@ -243,15 +259,10 @@ double PairwiseSum(int64_t n, const RealLoader<float, kAbs>& f) {
       lo += a;
       hi += b;
     }
-    double s = ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((hi[0] + hi[1]) + (hi[2] + hi[3]));
+    double s = SumOfLanes(lo, hi);
     for (; i < end; ++i) s += f(i);
-    for (uint64_t k = blocks; k & 1; k >>= 1) s = stack[--top] + s;
-    stack[top++] = s;
-    ++blocks;
-  }
-  double total = 0;
-  while (top > 0) total = stack[--top] + total;
-  return total;
+    return s;
+  });
 }
 
 // One step of the float32 extremum loops: lane j keeps the better of x[j] and best[j].
@@ -329,16 +340,13 @@ double Extremum(int64_t n, const RealLoader<float, kAbs>& f) {
 // the cost.
 template <bool kSum, bool kAbsSum, bool kAbsMax>
 FusedSums FusedPass(const float* p, int64_t n) {
-  constexpr int64_t kBlock = 1024;  // PairwiseSum's
-  double stack[64], abs_stack[64];
-  int top = 0;
-  uint64_t blocks = 0;
+  PairwiseCombiner sums, abs_sums;
   V8f best;
   FirstInEveryLane<true>(p, best);
   V8f special = {};
   const V4i no_sign = V4i{} + INT64_MAX;
-  for (int64_t begin = 0; begin < n; begin += kBlock) {
-    const int64_t end = std::min(n, begin + kBlock);
+  for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
+    const int64_t end = std::min(n, begin + kPairwiseBlock);
     V4d lo = {}, hi = {}, abs_lo = {}, abs_hi = {};
     int64_t i = begin;
     for (; i + 8 <= end; i += 8) {
@@ -361,28 +369,19 @@ FusedSums FusedPass(const float* p, int64_t n) {
         Better8<true>(a, best);
       }
     }
-    double s = ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((hi[0] + hi[1]) + (hi[2] + hi[3]));
-    double abs_s = ((abs_lo[0] + abs_lo[1]) + (abs_lo[2] + abs_lo[3])) + ((abs_hi[0] + abs_hi[1]) + (abs_hi[2] + abs_hi[3]));
+    double s = SumOfLanes(lo, hi);
+    double abs_s = SumOfLanes(abs_lo, abs_hi);
     for (; i < end; ++i) {
       const double d = static_cast<double>(p[i]);
       s += d;
       abs_s += std::fabs(d);
     }
-    for (uint64_t k = blocks; k & 1; k >>= 1) {
-      --top;
-      s = stack[top] + s;
-      abs_s = abs_stack[top] + abs_s;
-    }
-    stack[top] = s;
-    abs_stack[top] = abs_s;
-    ++top;
-    ++blocks;
+    sums.Add(s);
+    abs_sums.Add(abs_s);
   }
   FusedSums out;
-  for (int k = top - 1; k >= 0; --k) {
-    if constexpr (kSum) out.sum = stack[k] + out.sum;
-    if constexpr (kAbsSum) out.abs_sum = abs_stack[k] + out.abs_sum;
-  }
+  if constexpr (kSum) out.sum = sums.Total();
+  if constexpr (kAbsSum) out.abs_sum = abs_sums.Total();
   if constexpr (kAbsMax) out.abs_max = FinishExtremum<true>(best, special, n, RealLoader<float, true>{p});
   return out;
 }
@@ -430,14 +429,9 @@ double VarianceFromSum(int64_t n, const F& f, double sum) {
 // The float32 second pass in vector types: the generic loop's lanes and order, so the same bits.
 template <bool kAbs>
 double VarianceFromSum(int64_t n, const RealLoader<float, kAbs>& f, double sum) {
-  constexpr int64_t kBlock = 1024;  // PairwiseSum's
   const double mean = sum / static_cast<double>(n);
-  const V4d means = V4d{} + mean;
-  double stack[64];
-  int top = 0;
-  uint64_t blocks = 0;
-  for (int64_t begin = 0; begin < n; begin += kBlock) {
-    const int64_t end = std::min(n, begin + kBlock);
+  const double ss = PairwiseOverBlocks(n, [&f, mean](int64_t begin, int64_t end) {
+    const V4d means = V4d{} + mean;
     V4d lo = {}, hi = {};
     int64_t i = begin;
     for (; i + 8 <= end; i += 8) {
@@ -448,17 +442,13 @@ double VarianceFromSum(int64_t n, const RealLoader<float, kAbs>& f, double sum) 
       lo += a * a;
       hi += b * b;
     }
-    double s = ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((hi[0] + hi[1]) + (hi[2] + hi[3]));
+    double s = SumOfLanes(lo, hi);
     for (; i < end; ++i) {
       const double d = f(i) - mean;
       s += d * d;
     }
-    for (uint64_t k = blocks; k & 1; k >>= 1) s = stack[--top] + s;
-    stack[top++] = s;
-    ++blocks;
-  }
-  double ss = 0;
-  while (top > 0) ss = stack[--top] + ss;
+    return s;
+  });
   return ss / static_cast<double>(n);
 }
 

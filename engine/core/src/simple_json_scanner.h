@@ -44,6 +44,17 @@ bool ScanSimpleJson(std::string_view text, Handler& handler) {
     }
     return false;
   };
+  // A member's key and its colon, at p (after whitespace); on success p is past the colon.
+  std::string scratch;
+  const auto scan_key = [&] {
+    if (p == end || *p != '"') return false;
+    ++p;
+    if (!scan_string(&scratch) || !handler.key(scratch)) return false;
+    skip_space();
+    if (p == end || *p != ':') return false;
+    ++p;
+    return true;
+  };
   const auto matches = [&](std::string_view word) {
     if (static_cast<size_t>(end - p) < word.size() || std::string_view(p, word.size()) != word) return false;
     p += word.size();
@@ -53,7 +64,6 @@ bool ScanSimpleJson(std::string_view text, Handler& handler) {
   // Containers we are inside: true for an object, false for an array (nlohmann passes -1 as
   // the element count of start_object/start_array: unknown).
   std::vector<bool> stack;
-  std::string scratch;
   // States: expecting a value (after '[', ',' in an array, ':' or at the top), or after a value.
   bool want_value = true;
   skip_space();
@@ -77,15 +87,8 @@ bool ScanSimpleJson(std::string_view text, Handler& handler) {
           continue;
         }
         stack.push_back(object);
-        if (object) {  // the first key
-          if (p == end || *p != '"') return false;
-          ++p;
-          if (!scan_string(&scratch) || !handler.key(scratch)) return false;
-          skip_space();
-          if (p == end || *p != ':') return false;
-          ++p;
-        }
-        continue;  // a value next
+        if (object && !scan_key()) return false;  // the first key
+        continue;                                 // a value next
       }
       if (c == '"') {
         ++p;
@@ -119,12 +122,7 @@ bool ScanSimpleJson(std::string_view text, Handler& handler) {
       ++p;
       if (object) {
         skip_space();
-        if (p == end || *p != '"') return false;
-        ++p;
-        if (!scan_string(&scratch) || !handler.key(scratch)) return false;
-        skip_space();
-        if (p == end || *p != ':') return false;
-        ++p;
+        if (!scan_key()) return false;
       }
       want_value = true;
       continue;

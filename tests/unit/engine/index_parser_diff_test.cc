@@ -3,7 +3,6 @@
 // cases (duplicate keys, wrong types at every level, nesting) and on many deterministic
 // mutations of real index files, both must return the same IndexFile or the same error.
 #include <cstdint>
-#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -11,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "index_parser.h"
+#include "support/index_json_inputs.h"
 #include "support/index_json_reference.h"
-#include "support/temp_dir.h"
 
 namespace litmus {
 namespace {
@@ -30,19 +29,8 @@ constexpr std::string_view kFile = "index/000000000/000000000003_worker_0.json";
   return ::testing::AssertionSuccess();
 }
 
-std::vector<std::string> FixtureIndexFiles() {
-  std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::FixturePath(""))) {
-    const std::string path = entry.path().string();
-    if (entry.is_regular_file() && path.find("/index/") != std::string::npos && entry.path().extension() == ".json") {
-      out.push_back(testing::ReadWholeFile(entry.path()));
-    }
-  }
-  return out;
-}
-
 TEST(IndexParserDiffTest, FixtureIndexFiles) {
-  const std::vector<std::string> files = FixtureIndexFiles();
+  const std::vector<std::string> files = testing::FixtureIndexFileTexts();
   ASSERT_GT(files.size(), 20u);
   int accepted = 0;
   for (const std::string& json : files) EXPECT_TRUE(Agree(json, &accepted));
@@ -121,7 +109,7 @@ TEST(IndexParserDiffTest, EdgeCases) {
 // characters and whole tokens, so that both parsers see broken JSON, wrong types and
 // duplicate keys in every position.
 TEST(IndexParserDiffTest, MutatedFixtureFiles) {
-  const std::vector<std::string> files = FixtureIndexFiles();
+  const std::vector<std::string> files = testing::FixtureIndexFileTexts();
   ASSERT_FALSE(files.empty());
   const std::vector<std::string> tokens = {"{", "}", "[", "]", ",", ":", "\"", "0", "-1", "1.5", "null", "true",
                                            "\"meta\": {}", "\"tensor_payload\": []", "\"length\": 3",
@@ -131,17 +119,7 @@ TEST(IndexParserDiffTest, MutatedFixtureFiles) {
   int accepted = 0;
   int runs = 0;
   for (int i = 0; i < 20000; ++i) {
-    std::string json = files[rng() % files.size()];
-    const int edits = 1 + static_cast<int>(rng() % 3);
-    for (int e = 0; e < edits && !json.empty(); ++e) {
-      const size_t at = rng() % json.size();
-      switch (rng() % 4) {
-        case 0: json.erase(at, 1 + rng() % 8); break;
-        case 1: json.insert(at, tokens[rng() % tokens.size()]); break;
-        case 2: json.insert(at, json.substr(at, 1 + rng() % 40)); break;
-        default: json[at] = "{}[],:\"0a -"[rng() % 12]; break;
-      }
-    }
+    const std::string json = testing::MutatedJson(files[rng() % files.size()], tokens, rng);
     ++runs;
     ASSERT_TRUE(Agree(json, &accepted));
   }

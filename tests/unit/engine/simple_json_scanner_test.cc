@@ -6,7 +6,6 @@
 #include "simple_json_scanner.h"
 
 #include <cstdint>
-#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "support/temp_dir.h"
+#include "support/index_json_inputs.h"
 
 namespace litmus {
 namespace {
@@ -54,62 +53,38 @@ bool CheckAgainstNlohmann(const std::string& text) {
   return true;
 }
 
-std::vector<std::string> FixtureIndexFiles() {
-  std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::FixturePath(""))) {
-    const std::string path = entry.path().string();
-    if (entry.is_regular_file() && path.find("/index/") != std::string::npos && entry.path().extension() == ".json") {
-      out.push_back(testing::ReadWholeFile(entry.path()));
-    }
-  }
-  return out;
-}
-
 TEST(SimpleJsonScannerTest, TakesEveryFixtureIndexFile) {
-  const std::vector<std::string> files = FixtureIndexFiles();
+  const std::vector<std::string> files = testing::FixtureIndexFileTexts();
   ASSERT_GT(files.size(), 20u);
   for (const std::string& json : files) EXPECT_TRUE(CheckAgainstNlohmann(json)) << json;
 }
 
 TEST(SimpleJsonScannerTest, EdgesOfTheSubset) {
   // Taken (and then equal to nlohmann's events).
-  for (const std::string& text : std::vector<std::string>{"{}", "[]", " {\"a\" : [ ] } ", "\t\r\n[1,2 ,3]\n", "0", "\"\"", "\"x y\"", "true", "false", "null",
-        "[[[[]]],{}]", "{\"a\":{\"b\":{\"c\":null}}}", "{\"a\":1,\"a\":2}", "18446744073709551615",
-        "9999999999999999999", "[0,10,1000000]", "{\"k\":\"~!#$%^&*()_+{}[]:;'<>,.?/|`\"}"}) {
-    if (text == "18446744073709551615") {
-      EXPECT_FALSE(CheckAgainstNlohmann(text)) << "20 digits: left to nlohmann";
-    } else {
-      EXPECT_TRUE(CheckAgainstNlohmann(text)) << text;
-    }
-  }
-  // Left to nlohmann: outside the subset (valid JSON) or invalid.
-  for (const std::string& text : std::vector<std::string>{"", " ", "-1", "-0", "1.5", "1e3", "1E3", "01", "00", "\"a\\\"b\"", "\"\\u00e9\"", "\"\xc3\xa9\"",
-        "\"\x7f\"", "\"a\tb\"", "\xef\xbb\xbf{}", "{,}", "[1,]", "{\"a\"}", "{\"a\":}", "{\"a\" 1}", "[1 2]",
-        "tru", "nul", "truex", "[true false]", "{} {}", "{}x", "[", "{", "]", "}", "\"abc", "{\"a\":1,}",
-        "[1,2", "{'a':1}", "NaN", "Infinity", std::string("[1,\0]", 5), "/*c*/{}", "{\"a\":1}//"}) {
-    EXPECT_FALSE(CheckAgainstNlohmann(text)) << text;
-  }
+  const std::vector<std::string> taken = {
+      "{}", "[]", " {\"a\" : [ ] } ", "\t\r\n[1,2 ,3]\n", "0", "\"\"", "\"x y\"", "true", "false", "null",
+      "[[[[]]],{}]", "{\"a\":{\"b\":{\"c\":null}}}", "{\"a\":1,\"a\":2}", "9999999999999999999",
+      "[0,10,1000000]", "{\"k\":\"~!#$%^&*()_+{}[]:;'<>,.?/|`\"}"};
+  for (const std::string& text : taken) EXPECT_TRUE(CheckAgainstNlohmann(text)) << text;
+  // Left to nlohmann: outside the subset (valid JSON: 20 digits, signs, fractions, exponents,
+  // escapes, non-ASCII, DEL, a byte-order mark) or invalid.
+  const std::vector<std::string> left = {
+      "18446744073709551615", "", " ", "-1", "-0", "1.5", "1e3", "1E3", "01", "00", "\"a\\\"b\"", "\"\\u00e9\"",
+      "\"\xc3\xa9\"", "\"\x7f\"", "\"a\tb\"", "\xef\xbb\xbf{}", "{,}", "[1,]", "{\"a\"}", "{\"a\":}", "{\"a\" 1}",
+      "[1 2]", "tru", "nul", "truex", "[true false]", "{} {}", "{}x", "[", "{", "]", "}", "\"abc", "{\"a\":1,}",
+      "[1,2", "{'a':1}", "NaN", "Infinity", std::string("[1,\0]", 5), "/*c*/{}", "{\"a\":1}//"};
+  for (const std::string& text : left) EXPECT_FALSE(CheckAgainstNlohmann(text)) << text;
 }
 
 TEST(SimpleJsonScannerTest, MutatedAndRandomTexts) {
-  const std::vector<std::string> files = FixtureIndexFiles();
+  const std::vector<std::string> files = testing::FixtureIndexFileTexts();
   ASSERT_FALSE(files.empty());
   std::mt19937_64 rng(20261125);
   const std::vector<std::string> tokens = {"{", "}", "[", "]", ",", ":", "\"", "\\", "0", "-", "1.5", "e",
                                            "true", "null", " ", "\n", "\x01", "\xc3\xa9", "\"k\":", "99999999999999999999"};
   int taken = 0;
   for (int i = 0; i < 20000; ++i) {
-    std::string json = files[rng() % files.size()];
-    const int edits = 1 + static_cast<int>(rng() % 3);
-    for (int e = 0; e < edits && !json.empty(); ++e) {
-      const size_t at = rng() % json.size();
-      switch (rng() % 4) {
-        case 0: json.erase(at, 1 + rng() % 8); break;
-        case 1: json.insert(at, tokens[rng() % tokens.size()]); break;
-        case 2: json.insert(at, json.substr(at, 1 + rng() % 40)); break;
-        default: json[at] = "{}[],:\"0a -"[rng() % 12]; break;
-      }
-    }
+    const std::string json = testing::MutatedJson(files[rng() % files.size()], tokens, rng);
     taken += CheckAgainstNlohmann(json) ? 1 : 0;
   }
   for (int i = 0; i < 20000; ++i) {
