@@ -29,7 +29,9 @@ class RandomAccessFile {
   // trial reader's Prefetch): records of at most max_record_bytes whose gaps are at most
   // max_gap_bytes are read together, at most max_read_bytes per read. The default suits a local
   // page cache, where a read call costs about as much as copying 16 KiB, and large records are
-  // best read alone; remote stores, where every request costs a round trip, batch much more.
+  // best read alone; reads of at most 256 KiB split a step's file into a few reads that several
+  // threads read and decode at once. Remote stores, where every request costs a round trip,
+  // batch much more.
   struct Coalescing {
     uint64_t max_record_bytes = 64 << 10;
     uint64_t max_gap_bytes = 4 << 10;
