@@ -248,23 +248,6 @@ inline double SumOfLanes(const V4d& lo, const V4d& hi) {
   return ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((hi[0] + hi[1]) + (hi[2] + hi[3]));
 }
 
-template <bool kAbs>
-double PairwiseSum(int64_t n, const RealLoader<float, kAbs>& f) {
-  return PairwiseOverBlocks(n, [&f](int64_t begin, int64_t end) {
-    V4d lo = {}, hi = {};
-    int64_t i = begin;
-    for (; i + 8 <= end; i += 8) {
-      V4d a, b;
-      LoadEight<kAbs>(f.p + i, &a, &b);
-      lo += a;
-      hi += b;
-    }
-    double s = SumOfLanes(lo, hi);
-    for (; i < end; ++i) s += f(i);
-    return s;
-  });
-}
-
 // One step of the float32 extremum loops: lane j keeps the better of x[j] and best[j].
 // (By reference: passing 32-byte vectors by value changes the ABI between builds.)
 template <bool kMax>
@@ -331,18 +314,17 @@ double Extremum(int64_t n, const RealLoader<float, kAbs>& f) {
   return FinishExtremum<kMax>(best, special, n, f);
 }
 
-// The sum, the sum of |x| and the largest |x| of n >= 1 float32 elements in one pass over the
-// data (the flags pick which; the others stay 0). Each is bit-identical to its own kernel
-// (PairwiseSum over RealLoader<float, false> and <float, true>, Extremum<true> over
-// RealLoader<float, true>): the pass keeps their blocks, lanes and order of operations, it only
-// loads each element once for all three. Rules ask for these together (mean |x|, max |x|, the
-// mean inside a variance), and on tensors that have left the CPU caches one pass is most of
-// the cost.
+// The sum, the sum of |x| and the largest |x| of float32 elements in one pass over the data
+// (the flags pick which; the others stay 0; n >= 1 when kAbsMax). Each is bit-identical to the
+// generic loops (PairwiseSum, Extremum<true> over |x|): the pass keeps their blocks, lanes and
+// order of operations, in vector types, and loads each element once for all three. Rules ask
+// for these together (mean |x|, max |x|, the mean inside a variance), and on tensors that have
+// left the CPU caches one pass is most of the cost. The float32 PairwiseSum is this pass too.
 template <bool kSum, bool kAbsSum, bool kAbsMax>
 FusedSums FusedPass(const float* p, int64_t n) {
   PairwiseCombiner sums, abs_sums;
-  V8f best;
-  FirstInEveryLane<true>(p, best);
+  V8f best = {};
+  if constexpr (kAbsMax) FirstInEveryLane<true>(p, best);  // (n >= 1 only when it is asked for)
   V8f special = {};
   const V4i no_sign = V4i{} + INT64_MAX;
   for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
@@ -376,14 +358,21 @@ FusedSums FusedPass(const float* p, int64_t n) {
       s += d;
       abs_s += std::fabs(d);
     }
-    sums.Add(s);
-    abs_sums.Add(abs_s);
+    if constexpr (kSum) sums.Add(s);
+    if constexpr (kAbsSum) abs_sums.Add(abs_s);
   }
   FusedSums out;
   if constexpr (kSum) out.sum = sums.Total();
   if constexpr (kAbsSum) out.abs_sum = abs_sums.Total();
   if constexpr (kAbsMax) out.abs_max = FinishExtremum<true>(best, special, n, RealLoader<float, true>{p});
   return out;
+}
+
+// The float32 sum (of |x| when kAbs) is the fused pass's.
+template <bool kAbs>
+double PairwiseSum(int64_t n, const RealLoader<float, kAbs>& f) {
+  if constexpr (kAbs) return FusedPass<false, true, false>(f.p, n).abs_sum;
+  return FusedPass<true, false, false>(f.p, n).sum;
 }
 
 // FusedPass with run-time flags.

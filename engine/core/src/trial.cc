@@ -5,6 +5,7 @@
 #include "litmus/engine/trial.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -430,15 +431,18 @@ StatusOr<double> Trial::Impl::MemoisedReduction(const Tensor& value, layout::Red
 
 void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
   // Together, so that the reductions that can share a pass over the data do (reductions.h).
-  std::vector<ReductionRequest> requests;
-  std::vector<uint32_t> request_keys;
+  // (Fixed arrays: this runs for every tensor a prefetch decodes.)
+  std::array<ReductionRequest, 32> requests;
+  std::array<uint32_t, 32> request_keys;
+  size_t count = 0;
   for (uint32_t key = 0; key < 32 && keys >> key != 0; ++key) {
     if ((keys >> key & 1) == 0 || value.Memo(key)) continue;
-    requests.push_back({static_cast<layout::Reduction>(key / 2), (key & 1) != 0});
-    request_keys.push_back(key);
+    requests[count] = {static_cast<layout::Reduction>(key / 2), (key & 1) != 0};
+    request_keys[count++] = key;
   }
-  if (requests.empty()) return;
-  const std::vector<StatusOr<double>> computed = litmus::ComputeReductions(value, requests);
+  if (count == 0) return;
+  const std::vector<StatusOr<double>> computed =
+      litmus::ComputeReductions(value, std::span<const ReductionRequest>(requests.data(), count));
   for (size_t i = 0; i < computed.size(); ++i) {
     if (computed[i].ok()) value.SetMemo(request_keys[i], *computed[i]);
   }

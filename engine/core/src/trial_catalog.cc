@@ -62,11 +62,10 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
   }
   const std::string_view stable_name = known->first;  // tensors_'s key
   TensorRecord& record = *known->second;
-  const uint32_t mode_bit = uint32_t{1} << static_cast<uint32_t>(index.mode);
-  if (index.mode != Mode::kGlobal && (record.modes_seen & mode_bit) == 0) {
+  if (index.mode != Mode::kGlobal && !record.HasEntriesIn(index.mode)) {
     tensors_for_mode_[index.mode].insert(stable_name);
   }
-  record.modes_seen |= mode_bit;
+  record.modes_seen |= TensorRecord::ModeBit(index.mode);
   record.mode_steps.try_emplace({index.mode, index.mode_step}, global_step);
   auto [step_it, new_step] = record.steps.try_emplace(global_step);
   if (new_step) tensors_for_step_[global_step].push_back(stable_name);
@@ -248,8 +247,7 @@ std::vector<int64_t> TrialCatalog::TensorModeSteps(const std::string& name, Mode
 std::optional<int64_t> TrialCatalog::ResolveTensorStep(const TensorRecord& tensor, int64_t step,
                                                        Mode mode) const {
   std::pair<Mode, int64_t> key{mode, step};
-  const bool has_global_entries = (tensor.modes_seen & (uint32_t{1} << static_cast<uint32_t>(Mode::kGlobal))) != 0;
-  if (mode == Mode::kGlobal && !(has_global_entries && tensor.mode_steps.contains(key))) {
+  if (mode == Mode::kGlobal && !(tensor.HasEntriesIn(Mode::kGlobal) && tensor.mode_steps.contains(key))) {
     const std::optional<std::pair<Mode, int64_t>> converted = ModeOfGlobalStep(step);
     if (!converted) return std::nullopt;
     key = *converted;

@@ -35,9 +35,11 @@ struct TensorRecord {
   // caller asked of this tensor, so that the reader computes it as soon as it decodes the next
   // value. Set from any thread by readers; an atomic, so that no lock or name lookup is needed.
   mutable std::atomic<uint32_t> reductions_asked{0};
-  // Modes this tensor has entries in (bit 1 << Mode), so that the per-mode name sets are touched
-  // once per tensor and mode rather than once per entry.
+  // Modes this tensor has entries in (ModeBit), so that the per-mode name sets are touched once
+  // per tensor and mode rather than once per entry.
   uint32_t modes_seen = 0;
+  static uint32_t ModeBit(Mode mode) { return uint32_t{1} << static_cast<uint32_t>(mode); }
+  bool HasEntriesIn(Mode mode) const { return (modes_seen & ModeBit(mode)) != 0; }
 };
 
 class TrialCatalog {

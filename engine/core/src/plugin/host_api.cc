@@ -352,28 +352,20 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       if (!mode) return LITMUS_INVALID_ARGUMENT;
     }
 
-    // Filters intersect; each list below is sorted. A collection's members are saved tensors,
-    // so when no step filters, they start the selection instead of every name (rules ask for a
-    // collection at every step, and the trial keeps its members ready).
-    std::vector<std::string> selected;
-    bool everything = false;  // `selected` stands for every saved name (until a filter applies)
-    if (q.step >= 0) {
-      selected = t->TensorNamesAtStep(q.step);
-    } else if (collection->empty()) {
-      selected = t->TensorNames();
-    } else {
-      everything = true;
-    }
-    auto intersect = [&selected, &everything](std::vector<std::string> other) {
-      if (everything) {
+    // Filters intersect; each list below is sorted and holds saved names only, so the first
+    // filter starts the selection and every name is listed only when nothing filters (rules ask
+    // for a collection at every step, and the trial keeps its members ready).
+    std::optional<std::vector<std::string>> selected;  // nullopt: every saved name
+    auto intersect = [&selected](std::vector<std::string> other) {
+      if (!selected) {
         selected = std::move(other);
-        everything = false;
         return;
       }
       std::vector<std::string> out;
-      std::set_intersection(selected.begin(), selected.end(), other.begin(), other.end(), std::back_inserter(out));
+      std::set_intersection(selected->begin(), selected->end(), other.begin(), other.end(), std::back_inserter(out));
       selected = std::move(out);
     };
+    if (q.step >= 0) intersect(t->TensorNamesAtStep(q.step));
     // GLOBAL means every mode, as smdebug's tensor_names(mode=ModeKeys.GLOBAL).
     if (mode && *mode != Mode::kGlobal) intersect(t->TensorNamesForMode(*mode));
     if (!collection->empty()) {
@@ -381,8 +373,7 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       if (members.ok()) {
         intersect(*std::move(members));
       } else if (members.status().code() == StatusCode::kNotFound) {
-        selected.clear();  // an unknown collection selects nothing (builtin-rules.md §1.3)
-        everything = false;
+        selected.emplace();  // an unknown collection selects nothing (builtin-rules.md §1.3)
       } else {
         return Fail(ctx, LITMUS_INVALID_ARGUMENT, "tensor_names: " + members.status().message());
       }
@@ -392,7 +383,8 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       if (!matching.ok()) return Fail(ctx, LITMUS_INVALID_ARGUMENT, "tensor_names: " + matching.status().message());
       intersect(*std::move(matching));
     }
-    Borrow(ctx, std::move(selected), names, count);
+    if (!selected) selected = t->TensorNames();
+    Borrow(ctx, *std::move(selected), names, count);
     return LITMUS_OK;
   });
 }
