@@ -80,8 +80,8 @@ void TensorCache::ContainsEach(std::span<const Key> keys, std::span<bool> cached
 }
 
 void TensorCache::Insert(Key key, TensorPtr tensor) {
-  std::lock_guard<std::mutex> lock(mu_);
-  InsertLocked(key, std::move(tensor));
+  std::pair<Key, TensorPtr> item(key, std::move(tensor));
+  InsertAll(std::span(&item, 1));
 }
 
 void TensorCache::InsertAll(std::span<std::pair<Key, TensorPtr>> items) {
@@ -100,11 +100,7 @@ void TensorCache::InsertLocked(Key key, TensorPtr tensor) {
   EvictLocked();
 }
 
-void TensorCache::Erase(Key key) {
-  TensorPtr dropped;  // freed after the lock is released
-  std::lock_guard<std::mutex> lock(mu_);
-  dropped = EraseLocked(key);
-}
+void TensorCache::Erase(Key key) { EraseAll(std::span(&key, 1)); }
 
 void TensorCache::EraseAll(std::span<const Key> keys) {
   std::vector<TensorPtr> dropped;  // freed after the lock is released
