@@ -1,6 +1,7 @@
 // scan_bench: reader throughput. Scans a trial (made by make_trial), decodes every tensor at
 // every step through litmus::Trial and computes its abs-mean (the tensors of a step in parallel,
-// adjacent small records read together, as `litmus run` prefetches them), and prints the MB/s next to the
+// adjacent small records read together, the next step read while this one is reduced: as
+// `litmus run` prefetches them), and prints the MB/s next to the
 // MB/s of plainly reading the same event files (read(2) into a buffer) in the same run, with
 // their ratio. Both passes read from the page cache (a warm-up pass runs first).
 // Usage: scan_bench TRIAL_DIR [--repeat N]
@@ -21,6 +22,7 @@
 #endif
 
 #include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #include <atomic>
 
@@ -64,7 +66,7 @@ uint64_t PlainRead(const std::vector<std::string>& files, uint64_t* bytes) {
 double LitmusScan(const std::string& trial_dir, int64_t* tensors) {
   litmus::TrialOptions options;
   options.training_end_delay_refresh_s = 0;
-  options.cache_bytes = 16 << 20;
+  options.cache_bytes = 32 << 20;  // (two chunks: the one being reduced and the one being read)
   auto trial = litmus::Trial::Open(litmus::Env::Default(), trial_dir, options);
   if (!trial.ok()) {
     std::fprintf(stderr, "scan_bench: %s\n", trial.status().ToString().c_str());
@@ -72,43 +74,58 @@ double LitmusScan(const std::string& trial_dir, int64_t* tensors) {
   }
   // The tensors of a step, a few MiB at a time so that they are reduced while still in the CPU
   // caches: read (adjacent records with one read, as the runner's prefetch does) and decoded in
-  // parallel, reduced in parallel, then dropped from the cache.
+  // parallel, reduced in parallel, then dropped from the cache. As in `litmus run`, the next
+  // chunk is read and decoded while the current one is reduced.
   constexpr uint64_t kChunkBytes = 8 << 20;
-  std::atomic<int64_t> count{0};
-  std::vector<double> means;
-  double total = 0;
   const std::vector<std::string> names = (*trial)->TensorNames();
-  std::vector<litmus::Trial::StepTensor> keys;
   std::vector<uint64_t> record_bytes;  // per name, from the first step that has it
+  for (const std::string& name : names) {
+    const std::vector<int64_t> steps = (*trial)->TensorSteps(name);
+    const auto entries = steps.empty() ? std::vector<litmus::TensorEntry>() : (*trial)->Entries(name, steps.front());
+    record_bytes.push_back(entries.empty() || !entries.front().location ? 0 : entries.front().location->length);
+  }
+  struct Chunk {
+    int64_t step;
+    size_t first, last;  // names[first, last)
+    std::vector<litmus::Trial::StepTensor> keys;
+  };
+  std::vector<Chunk> chunks;
   for (int64_t step : (*trial)->Steps()) {
-    if (record_bytes.empty()) {
-      for (const std::string& name : names) {
-        const std::vector<int64_t> steps = (*trial)->TensorSteps(name);
-        const auto entries = steps.empty() ? std::vector<litmus::TensorEntry>() : (*trial)->Entries(name, steps.front());
-        record_bytes.push_back(entries.empty() || !entries.front().location ? 0 : entries.front().location->length);
-      }
-    }
-    means.assign(names.size(), 0.0);
     for (size_t first = 0; first < names.size();) {
-      keys.clear();
+      Chunk chunk{step, first, first, {}};
       uint64_t bytes = 0;
-      size_t last = first;
-      for (; last < names.size() && (last == first || bytes < kChunkBytes); ++last) {
-        keys.emplace_back(names[last], step);
-        bytes += record_bytes[last];
+      for (; chunk.last < names.size() && (chunk.last == first || bytes < kChunkBytes); ++chunk.last) {
+        chunk.keys.emplace_back(names[chunk.last], step);
+        bytes += record_bytes[chunk.last];
       }
-      (*trial)->Prefetch(keys);
-      tbb::parallel_for(first, last, [&](size_t i) {
-        auto value = (*trial)->Value(names[i], step);
-        if (!value.ok()) return;
-        auto mean = litmus::ComputeReduction(**value, litmus::layout::Reduction::kMean, /*abs=*/true);
-        if (mean.ok()) means[i] = *mean;
-        count.fetch_add(1, std::memory_order_relaxed);
-      });
-      (*trial)->Release(keys);
-      first = last;
+      first = chunk.last;
+      chunks.push_back(std::move(chunk));
     }
-    for (double m : means) total += m;
+  }
+  std::atomic<int64_t> count{0};
+  std::vector<double> means(names.size(), 0.0);
+  double total = 0;
+  tbb::task_group background;
+  if (!chunks.empty()) (*trial)->Prefetch(chunks.front().keys);
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const Chunk& chunk = chunks[c];
+    // Drops the previous chunk and reads the next one while this one is reduced.
+    background.run([&, c] {
+      if (c > 0) (*trial)->Release(chunks[c - 1].keys);
+      if (c + 1 < chunks.size()) (*trial)->Prefetch(chunks[c + 1].keys);
+    });
+    tbb::parallel_for(chunk.first, chunk.last, [&](size_t i) {
+      auto value = (*trial)->Value(names[i], chunk.step);
+      if (!value.ok()) return;
+      auto mean = litmus::ComputeReduction(**value, litmus::layout::Reduction::kMean, /*abs=*/true);
+      if (mean.ok()) means[i] = *mean;
+      count.fetch_add(1, std::memory_order_relaxed);
+    });
+    background.wait();
+    if (chunk.last == names.size()) {
+      for (double m : means) total += m;
+      means.assign(names.size(), 0.0);
+    }
   }
   *tensors = count.load();
   return total;

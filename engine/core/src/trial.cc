@@ -359,18 +359,18 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(const std::string& name, in
         return TrialErrorStatus(TrialError::kNoMoreData, where + ": training ended before this step");
     }
   }
-  const std::map<std::string, TensorEntry>& by_worker = tensor->steps.at(*global);
+  const internal::WorkerEntries& by_worker = tensor->steps.at(*global);
   if (worker) {
-    const auto it = by_worker.find(*worker);
-    if (it == by_worker.end()) {
+    const TensorEntry* entry = by_worker.Find(*worker);
+    if (entry == nullptr) {
       return TrialErrorStatus(TrialError::kInvalidWorker, "tensor '" + name + "' at " +
                                                               StepText(step, mode) + ": worker '" +
                                                               *worker + "' did not write this step");
     }
-    return Resolved{*global, tensor, &it->second};
+    return Resolved{*global, tensor, entry};
   }
-  // Default worker: the lexicographically smallest one that wrote the step (map order).
-  return Resolved{*global, tensor, &by_worker.begin()->second};
+  // Default worker: the lexicographically smallest one that wrote the step.
+  return Resolved{*global, tensor, &by_worker.front()};
 }
 
 Status Trial::Impl::Missing(const std::string& name, int64_t global_step, const std::string& what) const {
@@ -641,7 +641,7 @@ std::vector<TensorEntry> Trial::Entries(const std::string& name, int64_t global_
   if (tensor == nullptr) return out;
   const auto it = tensor->steps.find(global_step);
   if (it == tensor->steps.end()) return out;
-  for (const auto& [worker, entry] : it->second) out.push_back(entry);
+  for (const TensorEntry* entry : it->second.all()) out.push_back(*entry);
   return out;
 }
 
@@ -699,8 +699,8 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
     if (tensor == nullptr) continue;
     const auto it = tensor->steps.find(step);
     if (it == tensor->steps.end()) continue;
-    for (const auto& [unused, entry] : it->second) {
-      if (entry.location) cache_keys.push_back(Impl::CacheKey(*entry.location));
+    for (const TensorEntry* entry : it->second.all()) {
+      if (entry->location) cache_keys.push_back(Impl::CacheKey(*entry->location));
     }
   }
   impl_->cache.EraseAll(cache_keys);

@@ -27,13 +27,8 @@ std::vector<std::string> SetToVector(const Set& set) {
 }  // namespace
 
 TrialCatalog::~TrialCatalog() {
-  std::vector<TensorRecord*> records;
-  records.reserve(tensors_.size());
-  for (auto& [unused, record] : tensors_) records.push_back(&record);
-  tbb::parallel_for(size_t{0}, records.size(), [&records](size_t i) {
-    records[i]->steps = {};
-    records[i]->mode_steps = {};
-  });
+  std::vector<std::unique_ptr<TensorEntry[]>>& chunks = entries_.chunks();
+  tbb::parallel_for(size_t{0}, chunks.size(), [&chunks](size_t i) { chunks[i].reset(); });
 }
 
 void TrialCatalog::NoteStep(int64_t global_step, const std::string& worker, Mode mode,
@@ -69,14 +64,14 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
   record.mode_steps.try_emplace({index.mode, index.mode_step}, global_step);
   auto [step_it, new_step] = record.steps.try_emplace(global_step);
   if (new_step) tensors_for_step_[global_step].push_back(stable_name);
-  auto [it, inserted] = step_it->second.try_emplace(worker);
-  TensorEntry& entry = it->second;
-  if (inserted) {
-    entry.worker = worker;
-    entry.mode = index.mode;
-    entry.mode_step = index.mode_step;
-    entry.event_file = event_file;
-  }
+  WorkerEntries& by_worker = step_it->second;
+  if (TensorEntry* known_entry = new_step ? nullptr : by_worker.Find(worker)) return *known_entry;
+  TensorEntry& entry = *entries_.New();
+  entry.worker = worker;
+  entry.mode = index.mode;
+  entry.mode_step = index.mode_step;
+  entry.event_file = event_file;
+  by_worker.Insert(&entry);
   return entry;
 }
 

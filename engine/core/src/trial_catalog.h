@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "catalog_entries.h"
 #include "flat_map.h"
 #include "litmus/engine/trial.h"
 #include "litmus/format/index_model.h"
@@ -26,8 +27,8 @@
 namespace litmus::internal {
 
 struct TensorRecord {
-  // global step -> worker -> entry.
-  FlatMap<int64_t, std::map<std::string, TensorEntry>> steps;
+  // global step -> its entries by worker (owned by the catalog's EntryArena).
+  FlatMap<int64_t, WorkerEntries> steps;
   // (mode, mode step) of this tensor's entries -> global step (first seen wins). A GLOBAL-mode
   // entry is keyed by its mode step, which is how tensor.value(step, mode=GLOBAL) finds it.
   FlatMap<std::pair<Mode, int64_t>, int64_t> mode_steps;
@@ -45,8 +46,8 @@ struct TensorRecord {
 class TrialCatalog {
  public:
   TrialCatalog() = default;
-  // Frees the tensors' entries on several threads: a trial of small tensors holds hundreds of
-  // thousands of them, and freeing them one by one took a noticeable part of a short run.
+  // Frees the entries on several threads: a trial of small tensors holds hundreds of thousands
+  // of them, and freeing them one by one took a noticeable part of a short run.
   ~TrialCatalog();
   // Not copyable: its name indexes point into its own tensor map.
   TrialCatalog(const TrialCatalog&) = delete;
@@ -107,6 +108,7 @@ class TrialCatalog {
   TensorEntry& EntryFor(const std::string& name, int64_t global_step, const std::string& worker,
                         const IndexFile& index, const std::shared_ptr<const std::string>& event_file);
 
+  EntryArena entries_;  // every TensorEntry of tensors_
   int64_t num_workers_ = 0;
   bool loaded_all_steps_ = false;
   int64_t last_complete_step_ = -1;
