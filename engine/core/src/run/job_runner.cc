@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "litmus/actions/action_spec.h"
 #include "litmus/actions/aws_action_client.h"
@@ -84,6 +85,9 @@ struct JobRunner::Impl {
   bool prefetch_running = false;
   // What the last background prefetch read (sorted): the next fetch reads only the rest.
   std::vector<ReadKey> prefetched;
+  // What the last step read and the next one does not need, handed to the next prefetch task
+  // to release (only this thread touches it).
+  std::vector<ReadKey> stale;
   std::chrono::steady_clock::time_point last_report_write{};
 
   Impl(JobConfig c, Env* e) : config(std::move(c)), env(e) {}
@@ -400,13 +404,10 @@ struct JobRunner::Impl {
     });
   }
 
-  // Drops from the trial caches what `done` read and `next` (sorted) does not need, so that the
-  // cache holds the next step's tensors rather than stale ones (a rule that reads an old step
-  // again just reads it from storage).
-  void ReleaseAll(const std::vector<ReadKey>& done, const std::vector<ReadKey>& next) {
-    std::vector<ReadKey> stale;
-    std::set_difference(done.begin(), done.end(), next.begin(), next.end(), std::back_inserter(stale));
-    const auto by_trial = ByTrial(stale);
+  // Drops `keys` from the trial caches, so that they hold the next step's tensors rather than
+  // stale ones (a rule that reads an old step again just reads it from storage).
+  void ReleaseAll(const std::vector<ReadKey>& keys) {
+    const auto by_trial = ByTrial(keys);
     for (size_t t = 0; t < trials.size(); ++t) {
       if (!by_trial[t].empty()) trials[t]->Release(by_trial[t]);
     }
@@ -611,13 +612,39 @@ struct JobRunner::Impl {
       if (result.status != LITMUS_OK) continue;
       for (auto& key : KeysOf(reqs)) keys.push_back(std::move(key));
     }
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    SortUnique(keys);
     JoinPrefetch();
     // What the prefetch read is in the caches already (unless evicted since: then the rule's own
     // read fetches it again), and looking every key up again costs as much as a small tensor.
     std::vector<ReadKey> unread;
     std::set_difference(keys.begin(), keys.end(), prefetched.begin(), prefetched.end(), std::back_inserter(unread));
+    // 2. Declare the next step's requirements now and read them in the background during all of
+    //    this step's work: fetch checks, invocations, release (set_required_tensors is side-effect
+    //    free by contract). A rule that ends at this step had its next step read for nothing,
+    //    which costs a read but changes no result.
+    std::vector<ReadKey> next_keys;
+    for (RuleState* r : ready) {
+      if (Declare(*r, step).first.status != LITMUS_OK) continue;
+      const std::optional<int64_t> next = PeekNextAvailable(*r, step + 1);
+      if (!next) continue;
+      const auto& [result, reqs] = Declare(*r, *next);
+      if (result.status != LITMUS_OK) continue;
+      for (auto& key : KeysOf(reqs)) {
+        if (key.trial < trials.size() && trials[key.trial]->StepAvailability(key.step) == StepState::kAvailable) {
+          next_keys.push_back(std::move(key));
+        }
+      }
+    }
+    SortUnique(next_keys);
+    // The previous step's stale keys are dropped by the same background task, first.
+    prefetched = next_keys;
+    if (!prefetched.empty() || !stale.empty()) {
+      prefetch_running = true;
+      prefetch_group.run([this, release = std::exchange(stale, {})] {
+        ReleaseAll(release);
+        ReadAll(prefetched);
+      });
+    }
     ReadAll(unread);
     std::vector<RuleState*> to_invoke;
     for (RuleState* r : ready) {
@@ -631,38 +658,31 @@ struct JobRunner::Impl {
         Apply(*r, step, outcome, message);
       }
     }
-    // 2. Declare the next step's requirements now and read them in the background while the
-    //    rules evaluate this step (set_required_tensors is side-effect free by contract).
-    std::vector<ReadKey> next_keys;
-    for (RuleState* r : to_invoke) {
-      const std::optional<int64_t> next = PeekNextAvailable(*r, step + 1);
-      if (!next) continue;
-      const auto& [result, reqs] = Declare(*r, *next);
-      if (result.status != LITMUS_OK) continue;
-      for (auto& key : KeysOf(reqs)) {
-        if (key.trial < trials.size() && trials[key.trial]->StepAvailability(key.step) == StepState::kAvailable) {
-          next_keys.push_back(std::move(key));
-        }
-      }
-    }
-    std::sort(next_keys.begin(), next_keys.end());
-    next_keys.erase(std::unique(next_keys.begin(), next_keys.end()), next_keys.end());
-    JoinPrefetch();  // (none runs here: joined above; the prefetch reads `prefetched`)
-    prefetched = next_keys;
-    if (!prefetched.empty()) {
-      prefetch_running = true;
-      prefetch_group.run([this] { ReadAll(prefetched); });
-    }
-    // 3. Invoke (instances in parallel; each on one thread).
+    // 3. Invoke (instances in parallel; each on one thread). A single instance runs right here:
+    //    inside a parallel_for this thread could pick up the background prefetch and keep the
+    //    rule waiting for it.
     std::vector<std::pair<StepOutcome, std::string>> outcomes(to_invoke.size());
-    tbb::parallel_for(size_t{0}, to_invoke.size(), [&](size_t i) {
+    const auto invoke = [&](size_t i) {
       std::string message;
       const PluginCallResult result = to_invoke[i]->instance->Invoke(step);
       outcomes[i].first = Classify(*to_invoke[i], result, &message);
       outcomes[i].second = std::move(message);
-    });
+    };
+    if (to_invoke.size() == 1) {
+      invoke(0);
+    } else {
+      tbb::parallel_for(size_t{0}, to_invoke.size(), invoke);
+    }
     for (size_t i = 0; i < to_invoke.size(); ++i) Apply(*to_invoke[i], step, outcomes[i].first, outcomes[i].second);
-    ReleaseAll(keys, next_keys);
+    // What this step read and the next does not need is dropped with the next prefetch (by the
+    // background task: this thread has the rules' work).
+    std::set_difference(keys.begin(), keys.end(), next_keys.begin(), next_keys.end(), std::back_inserter(stale));
+  }
+
+  // Sorts `keys` and drops repeats (rules usually declare in name order: then no sort is needed).
+  static void SortUnique(std::vector<ReadKey>& keys) {
+    if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   }
 
   // The first already-available step >= from, without side effects on the rule.
