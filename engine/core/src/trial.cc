@@ -118,12 +118,12 @@ struct Trial::Impl {
     const internal::TensorRecord* tensor;
     const TensorEntry* entry;
   };
-  StatusOr<Resolved> Resolve(const std::string& name, int64_t step, Mode mode,
+  StatusOr<Resolved> Resolve(std::string_view name, int64_t step, Mode mode,
                              const std::optional<std::string>& worker) const;
   // Reads and decodes the record `location` of `entry` through the tensor cache.
-  StatusOr<TensorPtr> Read(const std::string& name, int64_t global_step, const TensorEntry& entry,
+  StatusOr<TensorPtr> Read(std::string_view name, int64_t global_step, const TensorEntry& entry,
                            const IndexEntry& location) const;
-  Status Missing(const std::string& name, int64_t global_step, const std::string& what) const;
+  Status Missing(std::string_view name, int64_t global_step, const std::string& what) const;
   // The cache key of a record: the address of its index entry in the catalog, which stays put
   // for the trial's life (catalog entries are never erased; a later index entry for the same
   // tensor, step and worker overwrites it in place, as the key by name, step and worker did).
@@ -133,7 +133,7 @@ struct Trial::Impl {
   // compute right after decoding it (a set of ReductionKey bits).
   struct Wanted {
     TensorCache::Key key;
-    const std::string* name;
+    std::string_view name;
     int64_t global_step;
     const TensorEntry* entry;
     uint32_t reductions;
@@ -338,16 +338,16 @@ Status Trial::Impl::RefreshIndex() {
   return OkStatus();
 }
 
-StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(const std::string& name, int64_t step, Mode mode,
+StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(std::string_view name, int64_t step, Mode mode,
                                                      const std::optional<std::string>& worker) const {
   const internal::TensorRecord* tensor = catalog.FindTensor(name);
   if (tensor == nullptr) {
     return TrialErrorStatus(TrialError::kTensorUnavailable,
-                            "tensor '" + name + "' was never saved in trial " + root);
+                            "tensor '" + std::string(name) + "' was never saved in trial " + root);
   }
   const std::optional<int64_t> global = catalog.ResolveTensorStep(*tensor, step, mode);
   if (!global) {
-    const std::string where = "tensor '" + name + "' at " + StepText(step, mode);
+    const std::string where = "tensor '" + std::string(name) + "' at " + StepText(step, mode);
     switch (catalog.StepAvailability(step, mode)) {
       case StepState::kAvailable:
         return TrialErrorStatus(TrialError::kTensorUnavailableForStep, where + ": not saved at this step");
@@ -363,7 +363,7 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(const std::string& name, in
   if (worker) {
     const TensorEntry* entry = by_worker.Find(*worker);
     if (entry == nullptr) {
-      return TrialErrorStatus(TrialError::kInvalidWorker, "tensor '" + name + "' at " +
+      return TrialErrorStatus(TrialError::kInvalidWorker, "tensor '" + std::string(name) + "' at " +
                                                               StepText(step, mode) + ": worker '" +
                                                               *worker + "' did not write this step");
     }
@@ -373,14 +373,14 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(const std::string& name, in
   return Resolved{*global, tensor, &by_worker.front()};
 }
 
-Status Trial::Impl::Missing(const std::string& name, int64_t global_step, const std::string& what) const {
+Status Trial::Impl::Missing(std::string_view name, int64_t global_step, const std::string& what) const {
   // §8.7: an absent or short event file is "not yet" while training runs, and final after it.
-  const std::string message = "tensor '" + name + "' at step " + std::to_string(global_step) + ": " + what;
+  const std::string message = "tensor '" + std::string(name) + "' at step " + std::to_string(global_step) + ": " + what;
   if (end_marker_seen) return TrialErrorStatus(TrialError::kTensorUnavailableForStep, message);
   return TrialErrorStatus(TrialError::kStepNotYetAvailable, message);
 }
 
-StatusOr<TensorPtr> Trial::Impl::Read(const std::string& name, int64_t global_step,
+StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step,
                                       const TensorEntry& entry, const IndexEntry& location) const {
   return cache.GetOrLoad(CacheKey(location), [&]() -> StatusOr<TensorPtr> {
     const std::string path = Env::JoinPath(root, *entry.event_file);
@@ -450,7 +450,7 @@ void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
 
 void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const {
   const auto read_alone = [this](const Wanted& w) {
-    const StatusOr<TensorPtr> value = Read(*w.name, w.global_step, *w.entry, *w.entry->location);
+    const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, *w.entry->location);
     if (value.ok()) ComputeReductions(**value, w.reductions);
   };
   const std::string path = Env::JoinPath(root, event_file);
@@ -667,7 +667,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys) const {
     if (!resolved.ok() || !resolved->entry->location) continue;
     const TensorEntry& entry = *resolved->entry;
     const TensorCache::Key key = Impl::CacheKey(*entry.location);
-    wanted.push_back({key, &name, resolved->global_step, &entry,
+    wanted.push_back({key, name, resolved->global_step, &entry,
                       resolved->tensor->reductions_asked.load(std::memory_order_relaxed)});
     cache_keys.push_back(key);
   }

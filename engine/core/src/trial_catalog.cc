@@ -208,7 +208,7 @@ std::vector<std::string> TrialCatalog::TensorNamesForMode(Mode mode) const {
   return SetToVector(it->second);
 }
 
-const TensorRecord* TrialCatalog::FindTensor(const std::string& name) const {
+const TensorRecord* TrialCatalog::FindTensor(std::string_view name) const {
   const auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
 }

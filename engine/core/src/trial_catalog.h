@@ -87,7 +87,7 @@ class TrialCatalog {
   std::vector<std::string> TensorNames() const;
   std::vector<std::string> TensorNamesAtStep(int64_t global_step) const;
   std::vector<std::string> TensorNamesForMode(Mode mode) const;
-  const TensorRecord* FindTensor(const std::string& name) const;
+  const TensorRecord* FindTensor(std::string_view name) const;
   const std::map<std::string, TensorRecord>& tensors() const { return tensors_; }
 
   // Global steps of a tensor, with smdebug's per-tensor completeness rule (§8.3 Tensor.steps

@@ -267,8 +267,9 @@ TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
   std::unique_ptr<Trial> plain = OpenDir(root);
   ASSERT_NE(plain, nullptr);
   const int64_t step = plain->Steps().front();
+  const std::vector<std::string> names = plain->TensorNamesAtStep(step);  // (keys view them)
   std::vector<Trial::StepTensor> keys;
-  for (const std::string& name : plain->TensorNamesAtStep(step)) {
+  for (const std::string& name : names) {
     if (!plain->Entries(name, step).front().location) continue;
     keys.emplace_back(name, step);
   }
@@ -293,7 +294,8 @@ TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
       EXPECT_EQ(prefetch_reads, static_cast<int>(keys.size()) - 2) << "one read per record";
     }
     for (size_t i = 0; i + 2 < keys.size(); ++i) {
-      const auto& [name, s] = keys[i];
+      const std::string name(keys[i].first);
+      const int64_t s = keys[i].second;
       LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr cached, trial->Value(name, s));
       LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr fresh, plain->Value(name, s));
       EXPECT_EQ(cached->dtype(), fresh->dtype()) << name;
@@ -307,7 +309,7 @@ TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
     trial->Prefetch(keys);
     EXPECT_EQ(env.reads(), after) << "cached keys are not read again";
     trial->Release({keys.front()});
-    LITMUS_ASSERT_OK(trial->Value(keys.front().first, step).status());
+    LITMUS_ASSERT_OK(trial->Value(std::string(keys.front().first), step).status());
     EXPECT_EQ(env.reads(), after + 1) << "a released key is read again";
   }
 }

@@ -157,7 +157,8 @@ class Trial {
   StatusOr<TensorPtr> Value(const std::string& name, int64_t step, Mode mode = Mode::kGlobal,
                             const std::optional<std::string>& worker = std::nullopt) const;
   // (tensor name, global step): the raw value of the default worker, for Prefetch and Release.
-  using StepTensor = std::pair<std::string, int64_t>;
+  // The name is borrowed for the call (callers pass views of names they hold).
+  using StepTensor = std::pair<std::string_view, int64_t>;
   // Reads the raw values of `keys` into the decoded-tensor cache with as few reads as the
   // storage favours: records of one event file that lie close together are fetched with one
   // read (RandomAccessFile::coalescing()), the files in parallel. Keys that are unknown, not
