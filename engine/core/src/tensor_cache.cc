@@ -11,7 +11,7 @@ namespace litmus {
 TensorCache::TensorCache(size_t budget_bytes) : budget_bytes_(budget_bytes) {}
 
 StatusOr<TensorPtr> TensorCache::GetOrLoad(Key key, LoaderRef loader) {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<internal::AdaptiveMutex> lock(mu_);
   if (auto it = index_.find(key); it != index_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second);
     ++hits_;
@@ -70,12 +70,12 @@ void TensorCache::EvictLocked() {
 }
 
 bool TensorCache::Contains(Key key) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   return index_.contains(key) || in_flight_.contains(key);
 }
 
 void TensorCache::ContainsEach(std::span<const Key> keys, std::span<bool> cached) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   for (size_t i = 0; i < keys.size(); ++i) cached[i] = index_.contains(keys[i]) || in_flight_.contains(keys[i]);
 }
 
@@ -85,7 +85,7 @@ void TensorCache::Insert(Key key, TensorPtr tensor) {
 }
 
 void TensorCache::InsertAll(std::span<std::pair<Key, TensorPtr>> items) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   for (auto& [key, tensor] : items) InsertLocked(key, std::move(tensor));
 }
 
@@ -105,7 +105,7 @@ void TensorCache::Erase(Key key) { EraseAll(std::span(&key, 1)); }
 void TensorCache::EraseAll(std::span<const Key> keys) {
   std::vector<TensorPtr> dropped;  // freed after the lock is released
   dropped.reserve(keys.size());
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   for (const Key key : keys) {
     if (TensorPtr tensor = EraseLocked(key)) dropped.push_back(std::move(tensor));
   }
@@ -122,24 +122,24 @@ TensorPtr TensorCache::EraseLocked(Key key) {
 }
 
 void TensorCache::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   lru_.clear();
   index_.clear();
   bytes_ = 0;
 }
 
 size_t TensorCache::bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   return bytes_;
 }
 
 size_t TensorCache::hits() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   return hits_;
 }
 
 size_t TensorCache::misses() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   return misses_;
 }
 

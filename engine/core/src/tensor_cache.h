@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "adaptive_mutex.h"
 #include "litmus/engine/tensor.h"
 #include "litmus/status.h"
 
@@ -87,7 +88,7 @@ class TensorCache {
   };
   // One load in progress; waiters hold a reference until they have read the result.
   struct Flight {
-    std::condition_variable done_cv;
+    std::condition_variable_any done_cv;
     bool done = false;
     StatusOr<TensorPtr> result = InternalError("load not finished");
   };
@@ -101,7 +102,7 @@ class TensorCache {
   TensorPtr EraseLocked(Key key);
 
   const size_t budget_bytes_;
-  mutable std::mutex mu_;
+  mutable internal::AdaptiveMutex mu_;
   std::list<Node> lru_;  // most recently used first
   std::unordered_map<Key, std::list<Node>::iterator> index_;
   std::unordered_map<Key, std::shared_ptr<Flight>> in_flight_;
