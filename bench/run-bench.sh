@@ -31,6 +31,7 @@ run_shape() {
   local trial="$work/$name"
   echo "== $name: make_trial $*"
   "$build/bench/make_trial" "$trial" "$@" > /dev/null
+  sync  # the fresh trial's writeback would otherwise run during the measurements
   plain_read "$trial"  # warm the page cache
   "$build/bench/scan_bench" "$trial" --repeat 3
   local best_plain=1e9 best_run=1e9 t0 t1 t2 code

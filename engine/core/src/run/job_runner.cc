@@ -7,9 +7,12 @@
 #include <tbb/task_group.h>
 
 #include <algorithm>
+#include <compare>
 #include <iterator>
 #include <map>
 #include <set>
+#include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "litmus/actions/action_spec.h"
@@ -42,11 +45,24 @@ enum class StepOutcome {
 };
 
 // One (trial, tensor, step) to read before a rule runs.
+// A required (trial, tensor, step). The name is interned (JobRunner::Impl::Intern): keys are made
+// for every required tensor at every step, and copying the names showed in profiles.
 struct ReadKey {
   uint32_t trial;
-  std::string name;
+  const std::string* name;
   int64_t step;
-  auto operator<=>(const ReadKey&) const = default;
+  // In (trial, name, step) order: names compare by content, so that keys declared in name order
+  // are already sorted.
+  std::weak_ordering operator<=>(const ReadKey& other) const {
+    if (const auto c = trial <=> other.trial; c != 0) return c;
+    if (name != other.name) {
+      if (const int c = name->compare(*other.name); c != 0) return c < 0 ? std::weak_ordering::less : std::weak_ordering::greater;
+    }
+    return step <=> other.step;
+  }
+  bool operator==(const ReadKey& other) const {
+    return trial == other.trial && step == other.step && (name == other.name || *name == *other.name);
+  }
 };
 
 }  // namespace
@@ -88,6 +104,10 @@ struct JobRunner::Impl {
   // What the last step read and the next one does not need, handed to the next prefetch task
   // to release (only this thread touches it).
   std::vector<ReadKey> stale;
+  // The names ReadKeys point to; nodes never move, and names are never removed (there are only
+  // as many as the trials' tensors). Only this thread inserts; the prefetch reads the names.
+  std::unordered_set<std::string> key_names;
+  const std::string* Intern(const std::string& name) { return &*key_names.insert(name).first; }
   std::chrono::steady_clock::time_point last_report_write{};
 
   Impl(JobConfig c, Env* e) : config(std::move(c)), env(e) {}
@@ -390,18 +410,26 @@ struct JobRunner::Impl {
   std::vector<std::vector<Trial::StepTensor>> ByTrial(const std::vector<ReadKey>& keys) const {
     std::vector<std::vector<Trial::StepTensor>> out(trials.size());
     for (const ReadKey& key : keys) {
-      if (key.trial < trials.size()) out[key.trial].emplace_back(key.name, key.step);
+      if (key.trial < trials.size()) out[key.trial].emplace_back(*key.name, key.step);
     }
     return out;
   }
 
   // Reads (into the trial caches) every key, in parallel and with adjacent records of an event
   // file batched into one read; used for the fetch and the background prefetch.
+  // (Nothing to read, or one trial, calls no parallel algorithm here: waiting inside one, the
+  // rules' thread could pick up the background prefetch's reads and keep the rules waiting.)
   void ReadAll(const std::vector<ReadKey>& keys) {
+    if (keys.empty()) return;
     const auto by_trial = ByTrial(keys);
-    tbb::parallel_for(size_t{0}, trials.size(), [&](size_t t) {
+    const auto read = [&](size_t t) {
       if (!by_trial[t].empty()) trials[t]->Prefetch(by_trial[t]);
-    });
+    };
+    if (trials.size() == 1) {
+      read(0);
+    } else {
+      tbb::parallel_for(size_t{0}, trials.size(), read);
+    }
   }
 
   // Drops `keys` from the trial caches, so that they hold the next step's tensors rather than
@@ -416,7 +444,8 @@ struct JobRunner::Impl {
   std::vector<ReadKey> KeysOf(const std::vector<TensorRequirement>& reqs) {
     std::vector<ReadKey> keys;
     for (const auto& req : reqs) {
-      for (int64_t s : req.steps) keys.push_back({req.trial, req.name, s});
+      const std::string* name = Intern(req.name);
+      for (int64_t s : req.steps) keys.push_back({req.trial, name, s});
     }
     return keys;
   }
