@@ -104,6 +104,10 @@ struct JobRunner::Impl {
   // What the last step read and the next one does not need, handed to the next prefetch task
   // to release (only this thread touches it).
   std::vector<ReadKey> stale;
+  // The keys the prefetch started by the evaluation of step `upcoming_for` reads: declared ahead,
+  // at the end of the evaluation before it (see EvaluateStep).
+  std::vector<ReadKey> upcoming;
+  std::optional<int64_t> upcoming_for;
   // The names ReadKeys point to; nodes never move, and names are never removed (there are only
   // as many as the trials' tensors). Only this thread inserts; the prefetch reads the names.
   std::unordered_set<std::string> key_names;
@@ -647,24 +651,22 @@ struct JobRunner::Impl {
     // read fetches it again), and looking every key up again costs as much as a small tensor.
     std::vector<ReadKey> unread;
     std::set_difference(keys.begin(), keys.end(), prefetched.begin(), prefetched.end(), std::back_inserter(unread));
-    // 2. Declare the next step's requirements now and read them in the background during all of
-    //    this step's work: fetch checks, invocations, release (set_required_tensors is side-effect
-    //    free by contract). A rule that ends at this step had its next step read for nothing,
-    //    which costs a read but changes no result.
+    // 2. Read the next step's requirements in the background during all of this step's work:
+    //    fetch checks, invocations, release. They were declared at the end of the previous step
+    //    (set_required_tensors is side-effect free by contract), so the read starts right away;
+    //    at a first step, or if the rules moved elsewhere since, they are declared now. A rule
+    //    that ends at this step had its next step read for nothing: a read, no result changed.
     std::vector<ReadKey> next_keys;
-    for (RuleState* r : ready) {
-      if (Declare(*r, step).first.status != LITMUS_OK) continue;
-      const std::optional<int64_t> next = PeekNextAvailable(*r, step + 1);
-      if (!next) continue;
-      const auto& [result, reqs] = Declare(*r, *next);
-      if (result.status != LITMUS_OK) continue;
-      for (auto& key : KeysOf(reqs)) {
-        if (key.trial < trials.size() && trials[key.trial]->StepAvailability(key.step) == StepState::kAvailable) {
-          next_keys.push_back(std::move(key));
-        }
+    if (upcoming_for == step) {
+      next_keys = std::move(upcoming);
+    } else {
+      for (RuleState* r : ready) {
+        if (Declare(*r, step).first.status == LITMUS_OK) AddNextKeys(*r, step, next_keys);
       }
+      SortUnique(next_keys);
     }
-    SortUnique(next_keys);
+    upcoming.clear();
+    upcoming_for.reset();
     // The previous step's stale keys are dropped by the same background task, first.
     prefetched = next_keys;
     if (!prefetched.empty() || !stale.empty()) {
@@ -703,9 +705,34 @@ struct JobRunner::Impl {
       tbb::parallel_for(size_t{0}, to_invoke.size(), invoke);
     }
     for (size_t i = 0; i < to_invoke.size(); ++i) Apply(*to_invoke[i], step, outcomes[i].first, outcomes[i].second);
+    // 4. Declare what the prefetch that the next step starts will read: for each rule still
+    //    running, the step after its next one (while this thread declares, the prefetch of the
+    //    next step is still reading).
+    for (RuleState* r : to_invoke) {
+      if (r->done) continue;
+      const std::optional<int64_t> next = PeekNextAvailable(*r, step + 1);
+      if (!next) continue;
+      upcoming_for = upcoming_for ? std::min(*upcoming_for, *next) : *next;
+      if (Declare(*r, *next).first.status == LITMUS_OK) AddNextKeys(*r, *next, upcoming);
+    }
+    SortUnique(upcoming);
     // What this step read and the next does not need is dropped with the next prefetch (by the
     // background task: this thread has the rules' work).
     std::set_difference(keys.begin(), keys.end(), next_keys.begin(), next_keys.end(), std::back_inserter(stale));
+  }
+
+  // Appends the available required keys of the first available step of `r` after `after` (none
+  // if that step is not known yet).
+  void AddNextKeys(RuleState& r, int64_t after, std::vector<ReadKey>& out) {
+    const std::optional<int64_t> next = PeekNextAvailable(r, after + 1);
+    if (!next) return;
+    const auto& [result, reqs] = Declare(r, *next);
+    if (result.status != LITMUS_OK) return;
+    for (auto& key : KeysOf(reqs)) {
+      if (key.trial < trials.size() && trials[key.trial]->StepAvailability(key.step) == StepState::kAvailable) {
+        out.push_back(std::move(key));
+      }
+    }
   }
 
   // Sorts `keys` and drops repeats (rules usually declare in name order: then no sort is needed).
