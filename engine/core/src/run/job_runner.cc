@@ -44,8 +44,7 @@ enum class StepOutcome {
   kInternalError,
 };
 
-// One (trial, tensor, step) to read before a rule runs.
-// A required (trial, tensor, step). The name is interned (JobRunner::Impl::Intern): keys are made
+// A required (trial, tensor, step), to read before a rule runs. The name is interned (JobRunner::Impl::Intern): keys are made
 // for every required tensor at every step, and copying the names showed in profiles.
 struct ReadKey {
   uint32_t trial;
@@ -716,9 +715,11 @@ struct JobRunner::Impl {
       if (Declare(*r, *next).first.status == LITMUS_OK) AddNextKeys(*r, *next, upcoming);
     }
     SortUnique(upcoming);
-    // What this step read and the next does not need is dropped with the next prefetch (by the
+    // What this step read and the next two do not need is dropped with the next prefetch (by the
     // background task: this thread has the rules' work).
-    std::set_difference(keys.begin(), keys.end(), next_keys.begin(), next_keys.end(), std::back_inserter(stale));
+    std::vector<ReadKey> unneeded;
+    std::set_difference(keys.begin(), keys.end(), next_keys.begin(), next_keys.end(), std::back_inserter(unneeded));
+    std::set_difference(unneeded.begin(), unneeded.end(), upcoming.begin(), upcoming.end(), std::back_inserter(stale));
   }
 
   // Appends the available required keys of the first available step of `r` after `after` (none
