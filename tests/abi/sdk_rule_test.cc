@@ -105,6 +105,30 @@ class Requirer : public litmus::Rule {
   std::optional<std::string> missing_;
 };
 
+// "t<i>" (built with += : GCC 12 warns falsely about "t" + std::to_string(i) at -O3).
+std::string TName(int i) {
+  std::string name = "t";
+  name += std::to_string(i);
+  return name;
+}
+
+// Requires t0..t99 at the step, then every third of them again at the step before (a name added
+// twice keeps its place and gains the steps); records every name with its steps.
+class ManyRequirer : public litmus::Rule {
+ public:
+  using Rule::Rule;
+  void set_required_tensors(int64_t step) override {
+    for (int i = 0; i < 100; ++i) req_tensors().add(TName(i), {step});
+    for (int i = 0; i < 100; i += 3) req_tensors().add(TName(i), {step - 1});
+  }
+  bool invoke_at_step(int64_t) override {
+    seen.clear();
+    for (const std::string& name : req_tensors().get_names()) seen.emplace_back(name, req_tensors().get_tensor_steps(name));
+    return false;
+  }
+  std::vector<std::pair<std::string, std::vector<int64_t>>> seen;
+};
+
 // Reads a value and its properties.
 class Reader : public litmus::Rule {
  public:
@@ -170,6 +194,7 @@ LITMUS_RULE_PLUGIN(
     LITMUS_RULE(Thrower, "Thrower", "1.0.0", "throws", litmus::StringParam("what", "", "what")),
     LITMUS_RULE(Requirer, "Requirer", "1.0.0", "requires",
                 litmus::StringParam("missing", "None", "an exact name to require too")),
+    LITMUS_RULE(ManyRequirer, "ManyRequirer", "1.0.0", "requires a hundred names"),
     LITMUS_RULE(Reader, "Reader", "1.0.0", "reads"),
     LITMUS_RULE(Poller, "Poller", "1.0.0", "polls and adds actions",
                 litmus::IntParam("fire_at", "3", "last step at which on_poll fires"),
@@ -236,7 +261,7 @@ TEST_F(SdkRuleTest, TablesDescribeEveryRule) {
   EXPECT_EQ(api_->abi_minor, static_cast<uint32_t>(LITMUS_ABI_MINOR));
   EXPECT_EQ(View(api_->plugin_name), "sdk_rule_test");
   EXPECT_EQ(View(api_->plugin_version), "0.0.1");
-  ASSERT_EQ(api_->rule_count, 6u);
+  ASSERT_EQ(api_->rule_count, 7u);
   const litmus_rule_descriptor_t* probe = FindRule(api_, "ParamProbe");
   ASSERT_NE(probe, nullptr);
   EXPECT_EQ(probe->struct_size, sizeof(litmus_rule_descriptor_t));
@@ -598,6 +623,29 @@ TEST_F(RequiredTensorsTest, RequirementsDeclaredAheadBelongToTheirStep) {
   ASSERT_EQ(Invoke(6, &d), LITMUS_OK);
   EXPECT_THAT(As<Requirer>().seen_a_steps, ElementsAre(6, 5));
   EXPECT_EQ(host_.requirements.size(), 4u);
+}
+
+TEST_F(RequiredTensorsTest, HundredsOfNamesKeepTheirOrderAndSteps) {
+  for (int64_t step = 4; step <= 5; ++step) {
+    for (int i = 0; i < 100; ++i) host_.trials[0].Put(step, TName(i), Floats({1}));
+  }
+  CreateOk("ManyRequirer");
+  litmus_ctx ctx = host_.NewCtx();
+  ASSERT_EQ(SetRequired(5, &ctx), LITMUS_OK) << ctx.error;
+  litmus_ctx invoke = host_.NewCtx();
+  ASSERT_EQ(Invoke(5, &invoke), LITMUS_OK) << invoke.error;
+  const auto& seen = As<ManyRequirer>().seen;
+  ASSERT_EQ(seen.size(), 100u);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(seen[i].first, TName(i));
+    EXPECT_EQ(seen[i].second, i % 3 == 0 ? std::vector<int64_t>({5, 4}) : std::vector<int64_t>({5})) << i;
+  }
+  // The same again without a declaration ahead (recorded inside invoke, as smdebug does).
+  litmus_ctx again = host_.NewCtx();
+  ASSERT_EQ(Invoke(4, &again), LITMUS_OK) << again.error;
+  ASSERT_EQ(seen.size(), 100u);
+  EXPECT_EQ(seen[99].first, "t99");
+  EXPECT_EQ(seen[99].second, std::vector<int64_t>({4, 3}));
 }
 
 TEST_F(RequiredTensorsTest, InvokeWithoutSetRequiredRecordsLikeSmdebug) {
