@@ -8,11 +8,12 @@
 // Thread-compatible.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "litmus/engine/trial.h"
@@ -52,12 +53,12 @@ class WorkerEntries {
   // The default worker's entry (the lexicographically smallest worker, as smdebug picks).
   // REQUIRES: !all().empty().
   const TensorEntry& front() const { return *all().front(); }
-  // The entry of `worker`, or nullptr.
+  // The entry of `worker`, or nullptr. (A binary search: jobs with hundreds of workers exist.)
   TensorEntry* Find(std::string_view worker) const {
-    for (TensorEntry* entry : all()) {
-      if (entry->worker == worker) return entry;
-    }
-    return nullptr;
+    const std::span<TensorEntry* const> entries = all();
+    const auto it = std::lower_bound(entries.begin(), entries.end(), worker,
+                                     [](const TensorEntry* e, std::string_view w) { return e->worker < w; });
+    return it != entries.end() && (*it)->worker == worker ? *it : nullptr;
   }
   // Adds `entry` (of a worker not present yet) in worker order.
   void Insert(TensorEntry* entry) {
@@ -70,10 +71,11 @@ class WorkerEntries {
       several_.push_back(single_);
       single_ = nullptr;
     }
+    const auto at = std::lower_bound(several_.begin(), several_.end(), entry->worker,
+                                     [](const TensorEntry* e, const std::string& w) { return e->worker < w; });
+    const auto position = at - several_.begin();
     several_.push_back(entry);
-    for (size_t i = several_.size() - 1; i > 0 && entry->worker < several_[i - 1]->worker; --i) {
-      std::swap(several_[i], several_[i - 1]);
-    }
+    std::rotate(several_.begin() + position, several_.end() - 1, several_.end());
   }
 
  private:

@@ -1,9 +1,10 @@
 // Tests of the catalog's entry storage: EntryArena hands out entries that never move (the
 // reader's cache keys are their addresses) across many chunks; WorkerEntries keeps one step's
-// entries in worker order whatever the insertion order, finds them by worker, and puts the
-// lexicographically smallest worker first (smdebug's default worker).
+// entries in worker order whatever the insertion order (also for hundreds of workers), finds
+// them by worker, and puts the lexicographically smallest worker first (smdebug's default).
 #include "catalog_entries.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,30 @@ TEST(WorkerEntriesTest, EmptySingleAndSeveral) {
   EXPECT_EQ(by_worker.Find("worker_c"), c);
   EXPECT_EQ(by_worker.Find("worker_ab"), ab);
   EXPECT_EQ(by_worker.Find("worker"), nullptr);
+}
+
+TEST(WorkerEntriesTest, HundredsOfWorkersInAnyOrder) {
+  EntryArena arena;
+  WorkerEntries by_worker;
+  std::vector<std::string> workers;
+  for (int i = 0; i < 300; ++i) workers.push_back("worker_" + std::to_string((i * 7919) % 300));
+  std::map<std::string, TensorEntry*> expected;
+  for (const std::string& w : workers) {
+    TensorEntry* e = arena.New();
+    e->worker = w;
+    by_worker.Insert(e);
+    expected[w] = e;
+  }
+  ASSERT_EQ(by_worker.all().size(), 300u);
+  auto want = expected.begin();
+  for (const TensorEntry* e : by_worker.all()) {
+    EXPECT_EQ(e, want->second);
+    ++want;
+  }
+  for (const auto& [w, e] : expected) EXPECT_EQ(by_worker.Find(w), e) << w;
+  EXPECT_EQ(by_worker.Find("worker_300"), nullptr);
+  EXPECT_EQ(by_worker.Find(""), nullptr);
+  EXPECT_EQ(&by_worker.front(), expected.begin()->second);
 }
 
 }  // namespace
