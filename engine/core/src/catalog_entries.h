@@ -56,8 +56,7 @@ class WorkerEntries {
   // The entry of `worker`, or nullptr. (A binary search: jobs with hundreds of workers exist.)
   TensorEntry* Find(std::string_view worker) const {
     const std::span<TensorEntry* const> entries = all();
-    const auto it = std::lower_bound(entries.begin(), entries.end(), worker,
-                                     [](const TensorEntry* e, std::string_view w) { return e->worker < w; });
+    const auto it = std::lower_bound(entries.begin(), entries.end(), worker, WorkerBefore);
     return it != entries.end() && (*it)->worker == worker ? *it : nullptr;
   }
   // Adds `entry` (of a worker not present yet) in worker order.
@@ -71,14 +70,15 @@ class WorkerEntries {
       several_.push_back(single_);
       single_ = nullptr;
     }
-    const auto at = std::lower_bound(several_.begin(), several_.end(), entry->worker,
-                                     [](const TensorEntry* e, const std::string& w) { return e->worker < w; });
-    const auto position = at - several_.begin();
+    const auto position =
+        std::lower_bound(several_.begin(), several_.end(), entry->worker, WorkerBefore) - several_.begin();
     several_.push_back(entry);
     std::rotate(several_.begin() + position, several_.end() - 1, several_.end());
   }
 
  private:
+  static bool WorkerBefore(const TensorEntry* entry, std::string_view worker) { return entry->worker < worker; }
+
   TensorEntry* single_ = nullptr;       // the only entry, while there is one
   std::vector<TensorEntry*> several_;  // every entry, once there are two or more
 };

@@ -59,8 +59,9 @@ struct ReadKey {
     }
     return step <=> other.step;
   }
+  // (Interned: equal names are the same pointer.)
   bool operator==(const ReadKey& other) const {
-    return trial == other.trial && step == other.step && (name == other.name || *name == *other.name);
+    return trial == other.trial && name == other.name && step == other.step;
   }
 };
 
