@@ -28,6 +28,8 @@ class FlatMap {
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   const value_type& back() const { return items_.back(); }  // REQUIRES: !empty()
+  // The i-th item in key order. REQUIRES: i < size().
+  const value_type& item(size_t i) const { return items_[i]; }
 
   const_iterator lower_bound(const Key& key) const {
     if (!items_.empty() && items_.back().first < key) return items_.end();  // the common miss

@@ -345,7 +345,7 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(std::string_view name, int6
     return TrialErrorStatus(TrialError::kTensorUnavailable,
                             "tensor '" + std::string(name) + "' was never saved in trial " + root);
   }
-  const std::optional<int64_t> global = catalog.ResolveTensorStep(*tensor, step, mode);
+  const std::optional<internal::TrialCatalog::ResolvedStep> global = catalog.ResolveTensorStep(*tensor, step, mode);
   if (!global) {
     const std::string where = "tensor '" + std::string(name) + "' at " + StepText(step, mode);
     switch (catalog.StepAvailability(step, mode)) {
@@ -359,7 +359,7 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(std::string_view name, int6
         return TrialErrorStatus(TrialError::kNoMoreData, where + ": training ended before this step");
     }
   }
-  const internal::WorkerEntries& by_worker = tensor->steps.at(*global);
+  const internal::WorkerEntries& by_worker = *global->entries;
   if (worker) {
     const TensorEntry* entry = by_worker.Find(*worker);
     if (entry == nullptr) {
@@ -367,10 +367,10 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(std::string_view name, int6
                                                               StepText(step, mode) + ": worker '" +
                                                               *worker + "' did not write this step");
     }
-    return Resolved{*global, tensor, entry};
+    return Resolved{global->global_step, tensor, entry};
   }
   // Default worker: the lexicographically smallest one that wrote the step.
-  return Resolved{*global, tensor, &by_worker.front()};
+  return Resolved{global->global_step, tensor, &by_worker.front()};
 }
 
 Status Trial::Impl::Missing(std::string_view name, int64_t global_step, const std::string& what) const {

@@ -61,7 +61,10 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
     tensors_for_mode_[index.mode].insert(stable_name);
   }
   record.modes_seen |= TensorRecord::ModeBit(index.mode);
-  record.mode_steps.try_emplace({index.mode, index.mode_step}, global_step);
+  if (const auto [it, inserted] = record.mode_steps.try_emplace({index.mode, index.mode_step}, global_step);
+      !inserted && it->second != global_step) {
+    record.mode_steps_unique = false;
+  }
   auto [step_it, new_step] = record.steps.try_emplace(global_step);
   if (new_step) tensors_for_step_[global_step].push_back(stable_name);
   WorkerEntries& by_worker = step_it->second;
@@ -239,17 +242,45 @@ std::vector<int64_t> TrialCatalog::TensorModeSteps(const std::string& name, Mode
   return out;
 }
 
-std::optional<int64_t> TrialCatalog::ResolveTensorStep(const TensorRecord& tensor, int64_t step,
-                                                       Mode mode) const {
+const WorkerEntries* TrialCatalog::EntriesAt(const TensorRecord& tensor, int64_t global_step, size_t position,
+                                             size_t known_steps) {
+  // A tensor's steps are a subset of the known steps: with as many, they are the same.
+  if (tensor.steps.size() == known_steps) {
+    const auto& [key, entries] = tensor.steps.item(position);
+    return key == global_step ? &entries : nullptr;
+  }
+  const auto it = tensor.steps.find(global_step);
+  return it == tensor.steps.end() ? nullptr : &it->second;
+}
+
+std::optional<TrialCatalog::ResolvedStep> TrialCatalog::ResolveTensorStep(const TensorRecord& tensor,
+                                                                          int64_t step, Mode mode) const {
+  const bool global_mode_entry = tensor.HasEntriesIn(Mode::kGlobal);
+  if (mode == Mode::kGlobal && tensor.mode_steps_unique) {
+    // The usual case without the mode-step maps: the tensor was saved at global step `step` with
+    // the (mode, mode step) of that step. As no two of its global steps share a (mode, mode
+    // step), mode_steps maps that pair to `step` itself.
+    const auto known = global_to_mode_.find(step);
+    if (known == global_to_mode_.end()) return std::nullopt;
+    const WorkerEntries* entries =
+        EntriesAt(tensor, step, static_cast<size_t>(known - global_to_mode_.begin()), global_to_mode_.size());
+    if (entries != nullptr) {
+      const TensorEntry& entry = entries->front();
+      const bool own_global = entry.mode == Mode::kGlobal && entry.mode_step == step;
+      if (own_global || (!global_mode_entry && std::pair(entry.mode, entry.mode_step) == known->second)) {
+        return ResolvedStep{step, entries};
+      }
+    }
+  }
   std::pair<Mode, int64_t> key{mode, step};
-  if (mode == Mode::kGlobal && !(tensor.HasEntriesIn(Mode::kGlobal) && tensor.mode_steps.contains(key))) {
+  if (mode == Mode::kGlobal && !(global_mode_entry && tensor.mode_steps.contains(key))) {
     const std::optional<std::pair<Mode, int64_t>> converted = ModeOfGlobalStep(step);
     if (!converted) return std::nullopt;
     key = *converted;
   }
   const auto it = tensor.mode_steps.find(key);
   if (it == tensor.mode_steps.end()) return std::nullopt;
-  return it->second;
+  return ResolvedStep{it->second, &tensor.steps.at(it->second)};
 }
 
 }  // namespace litmus::internal

@@ -39,6 +39,10 @@ struct TensorRecord {
   // Modes this tensor has entries in (ModeBit), so that the per-mode name sets are touched once
   // per tensor and mode rather than once per entry.
   uint32_t modes_seen = 0;
+  // False once two global steps of this tensor had the same (mode, mode step): only while it is
+  // true may the reader take an entry's own mode step for what mode_steps says (see
+  // TrialCatalog::ResolveTensorStep).
+  bool mode_steps_unique = true;
   static uint32_t ModeBit(Mode mode) { return uint32_t{1} << static_cast<uint32_t>(mode); }
   bool HasEntriesIn(Mode mode) const { return (modes_seen & ModeBit(mode)) != 0; }
 };
@@ -96,12 +100,22 @@ class TrialCatalog {
   // Mode steps of a tensor in `mode` (global steps for kGlobal), with the same rule; for a
   // non-GLOBAL mode smdebug compares the *mode* step with last_complete_step, and so do we.
   std::vector<int64_t> TensorModeSteps(const std::string& name, Mode mode, bool include_incomplete) const;
-  // The global step whose entries tensor.value(step, mode) reads: for kGlobal the tensor's
-  // GLOBAL-mode entry with that mode step if any, else the tensor's entry at the (mode, mode
-  // step) of global step `step`; for other modes the entry at (mode, step). nullopt if none.
-  std::optional<int64_t> ResolveTensorStep(const TensorRecord& tensor, int64_t step, Mode mode) const;
+  // The global step whose entries tensor.value(step, mode) reads, with those entries: for
+  // kGlobal the tensor's GLOBAL-mode entry with that mode step if any, else the tensor's entry at
+  // the (mode, mode step) of global step `step`; for other modes the entry at (mode, step).
+  // nullopt if none. (Every read of a value resolves its step: the usual case, a tensor read at a
+  // global step where it was saved, costs one lookup in the tensor's maps.)
+  struct ResolvedStep {
+    int64_t global_step;
+    const WorkerEntries* entries;  // never empty
+  };
+  std::optional<ResolvedStep> ResolveTensorStep(const TensorRecord& tensor, int64_t step, Mode mode) const;
 
  private:
+  // The entries of `tensor` at `global_step`, whose position among all known global steps is
+  // `position` (a tensor saved at every step has its entries at the same position), or nullptr.
+  static const WorkerEntries* EntriesAt(const TensorRecord& tensor, int64_t global_step, size_t position,
+                                        size_t known_steps);
   void NoteStep(int64_t global_step, const std::string& worker, Mode mode, int64_t mode_step);
   // The entry of (name, global_step, worker), created with the index file's mode and its shared
   // `event_file` if new.

@@ -117,6 +117,68 @@ TEST(TrialValueTest, PartialRunStepNotYetAvailable) {
   LITMUS_EXPECT_OK(trial->Value("CrossEntropyLoss_output_0", 8).status());
 }
 
+// tensor.value(step) resolves a global step through the (mode, mode step) maps, first seen
+// winning (trial-format.md §8). The reader shortcuts the usual case (a tensor read at a global
+// step it was saved at, every (mode, mode step) of it at one global step); each value here tells
+// which step's record was read, so a shortcut taken where it does not hold shows.
+TEST(TrialValueTest, StepResolutionFollowsTheModeStepMaps) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  // "a" is saved at every step; its (TRAIN, 1) appears at global steps 1 and 3 (a restarted
+  // mode counter), so global step 3 reads step 1's record, as smdebug does. "b" is saved at
+  // step 3 only, so its (TRAIN, 1) is unambiguous.
+  t.WriteStep(0, "worker_0", Mode::kTrain, 0, {{"a", {0.0f}}});
+  t.WriteStep(1, "worker_0", Mode::kTrain, 1, {{"a", {1.0f}}});
+  t.WriteStep(2, "worker_0", Mode::kEval, 0, {{"a", {2.0f}}});
+  t.WriteStep(3, "worker_0", Mode::kTrain, 1, {{"a", {3.0f}}, {"b", {30.0f}}});
+  t.WriteStep(4, "worker_0", Mode::kTrain, 2, {{"a", {4.0f}}});
+  t.WriteEndMarker();
+  std::unique_ptr<Trial> trial = OpenDir(t.root());
+  ASSERT_NE(trial, nullptr);
+  const auto value_at = [&](const std::string& name, int64_t step, Mode mode = Mode::kGlobal) -> double {
+    StatusOr<TensorPtr> value = trial->Value(name, step, mode);
+    return value.ok() ? (*value)->ElementAsDouble(0) : -1.0;
+  };
+  EXPECT_EQ(value_at("a", 0), 0.0);
+  EXPECT_EQ(value_at("a", 1), 1.0);
+  EXPECT_EQ(value_at("a", 2), 2.0);
+  EXPECT_EQ(value_at("a", 3), 1.0);  // (TRAIN, 1) was first seen at global step 1
+  EXPECT_EQ(value_at("a", 4), 4.0);
+  EXPECT_EQ(value_at("a", 1, Mode::kTrain), 1.0);
+  EXPECT_EQ(value_at("a", 0, Mode::kEval), 2.0);
+  EXPECT_EQ(value_at("b", 3), 30.0);
+  EXPECT_EQ(value_at("b", 1, Mode::kTrain), 30.0);
+  EXPECT_EQ(value_at("b", 1), 30.0);  // step 1 is (TRAIN, 1), which "b" has at step 3
+  EXPECT_EQ(GetTrialError(trial->Value("b", 4).status()), TrialError::kTensorUnavailableForStep);
+}
+
+// A GLOBAL-mode entry is found by its mode step: a global step equal to the mode step of such an
+// entry reads that entry, whatever the tensor saved at the global step itself.
+TEST(TrialValueTest, GlobalModeEntriesAreFoundByTheirModeStep) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  // "g" has a GLOBAL-mode entry whose mode step (2) is not its global step (5); "h" has a TRAIN
+  // entry at step 4 and a GLOBAL entry with mode step 4 at step 6.
+  t.WriteStep(2, "worker_0", Mode::kEval, 0, {{"e", {2.0f}}});
+  t.WriteStep(4, "worker_0", Mode::kTrain, 2, {{"h", {40.0f}}});
+  t.WriteStep(5, "worker_0", Mode::kGlobal, 2, {{"g", {50.0f}}});
+  t.WriteStep(6, "worker_0", Mode::kGlobal, 4, {{"h", {60.0f}}});
+  t.WriteEndMarker();
+  std::unique_ptr<Trial> trial = OpenDir(t.root());
+  ASSERT_NE(trial, nullptr);
+  const auto value_at = [&](const std::string& name, int64_t step, Mode mode = Mode::kGlobal) -> double {
+    StatusOr<TensorPtr> value = trial->Value(name, step, mode);
+    return value.ok() ? (*value)->ElementAsDouble(0) : -1.0;
+  };
+  EXPECT_EQ(value_at("g", 2), 50.0);  // (GLOBAL, 2) -> step 5
+  EXPECT_EQ(value_at("g", 5), 50.0);  // step 5 is (GLOBAL, 2) -> step 5
+  EXPECT_EQ(value_at("h", 4), 60.0);  // (GLOBAL, 4) -> step 6, not the TRAIN entry at step 4
+  EXPECT_EQ(value_at("h", 6), 60.0);
+  EXPECT_EQ(value_at("h", 2, Mode::kTrain), 40.0);
+  EXPECT_EQ(value_at("e", 2), 2.0);
+  EXPECT_EQ(GetTrialError(trial->Value("g", 4).status()), TrialError::kTensorUnavailableForStep);
+}
+
 TEST(TrialValueTest, StoredReductionsAndShapesFold) {
   SyntheticTrial t;
   t.WriteCollections({"worker_0"}, 1);
