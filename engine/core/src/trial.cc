@@ -201,7 +201,7 @@ struct Trial::Impl {
   // TensorNamesInCollection's results, computed when the catalog knew `known_tensors` names.
   struct Members {
     size_t known_tensors = 0;
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;  // views of the catalog's names
   };
   mutable std::mutex members_mu;
   mutable std::map<std::string, Members> collection_members;
@@ -590,6 +590,11 @@ std::vector<std::string> Trial::TensorNamesForMode(Mode mode) const {
 }
 
 StatusOr<std::vector<std::string>> Trial::TensorNamesInCollection(const std::string& collection) const {
+  LITMUS_ASSIGN_OR_RETURN(std::vector<std::string_view> views, TensorNameViewsInCollection(collection));
+  return std::vector<std::string>(views.begin(), views.end());
+}
+
+StatusOr<std::vector<std::string_view>> Trial::TensorNameViewsInCollection(const std::string& collection) const {
   const auto it = impl_->collections.find(collection);
   if (it == impl_->collections.end()) {
     return NotFoundError("no collection '" + collection + "' in trial " + impl_->root);
@@ -606,7 +611,7 @@ StatusOr<std::vector<std::string>> Trial::TensorNamesInCollection(const std::str
   if (members.known_tensors == known && known > 0) return members.names;
   const Collection& c = it->second;
   const std::set<std::string> listed(c.tensor_names.begin(), c.tensor_names.end());
-  std::vector<std::string> out;
+  std::vector<std::string_view> out;
   for (const auto& [name, unused] : impl_->catalog.tensors()) {
     bool member = listed.contains(name);
     for (size_t i = 0; !member && i < c.compiled_regex.size(); ++i) member = c.compiled_regex[i]->Search(name);
@@ -627,6 +632,11 @@ StatusOr<std::vector<std::string>> Trial::TensorNamesMatching(const std::string&
 
 const std::map<std::string, Collection>& Trial::collections() const { return impl_->collections; }
 bool Trial::HasTensor(const std::string& name) const { return impl_->catalog.FindTensor(name) != nullptr; }
+std::optional<std::string_view> Trial::SavedTensorName(std::string_view name) const {
+  const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
+  if (tensor == nullptr) return std::nullopt;
+  return tensor->name;
+}
 
 std::vector<int64_t> Trial::TensorSteps(const std::string& name, bool include_incomplete) const {
   return impl_->catalog.TensorSteps(name, include_incomplete);
@@ -645,13 +655,13 @@ std::vector<TensorEntry> Trial::Entries(const std::string& name, int64_t global_
   return out;
 }
 
-StatusOr<TensorPtr> Trial::Value(const std::string& name, int64_t step, Mode mode,
+StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
                                  const std::optional<std::string>& worker) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
   const TensorEntry& entry = *resolved.entry;
   if (!entry.location) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
-                            "tensor '" + name + "' at " + StepText(step, mode) + ": no raw value saved" +
+                            "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": no raw value saved" +
                                 (entry.stored_reductions.empty() ? "" : " (only reductions)"));
   }
   return impl_->Read(name, resolved.global_step, entry, *entry.location);

@@ -53,6 +53,7 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
   auto known = by_name_.find(name);
   if (known == by_name_.end()) {
     const auto it = tensors_.try_emplace(name).first;
+    it->second.name = it->first;
     known = by_name_.emplace(it->first, &it->second).first;
   }
   const std::string_view stable_name = known->first;  // tensors_'s key

@@ -27,6 +27,8 @@
 namespace litmus::internal {
 
 struct TensorRecord {
+  // The tensor's name: a view of the catalog's own copy, valid as long as the catalog.
+  std::string_view name;
   // global step -> its entries by worker (owned by the catalog's EntryArena).
   FlatMap<int64_t, WorkerEntries> steps;
   // (mode, mode step) of this tensor's entries -> global step (first seen wins). A GLOBAL-mode

@@ -82,13 +82,21 @@ litmus_status_t Guarded(litmus_ctx_t* ctx, const char* function, Body&& body) no
 }
 
 // A plugin string as std::string; nullopt (after recording an error) if data is NULL with size > 0.
-std::optional<std::string> ToString(litmus_ctx_t* ctx, litmus_str_t s, const char* function, const char* what) {
+// The plugin's string, borrowed for the call; nullopt (after recording LITMUS_INVALID_ARGUMENT)
+// for NULL data with a size.
+std::optional<std::string_view> ToView(litmus_ctx_t* ctx, litmus_str_t s, const char* function, const char* what) {
   if (s.data == nullptr && s.size > 0) {
     Fail(ctx, LITMUS_INVALID_ARGUMENT,
          std::string(function) + ": " + what + " has NULL data and size " + std::to_string(s.size));
     return std::nullopt;
   }
-  return s.size == 0 ? std::string() : std::string(s.data, s.size);
+  return s.size == 0 ? std::string_view() : std::string_view(s.data, s.size);
+}
+
+std::optional<std::string> ToString(litmus_ctx_t* ctx, litmus_str_t s, const char* function, const char* what) {
+  const std::optional<std::string_view> view = ToView(ctx, s, function, what);
+  if (!view) return std::nullopt;
+  return std::string(*view);
 }
 
 litmus_str_t ToStr(const std::string& s) { return {s.data(), s.size()}; }
@@ -127,13 +135,18 @@ void Borrow(litmus_ctx_t* ctx, std::vector<int64_t> values, const int64_t** out,
   *count = kept.size();
 }
 
-void Borrow(litmus_ctx_t* ctx, std::vector<std::string> values, const litmus_str_t** out, size_t* count) {
-  const std::vector<std::string>& kept = ctx->string_arrays.emplace_back(std::move(values));
+// Views of strings that outlive the call (the trial's own names): only the array is kept.
+void Borrow(litmus_ctx_t* ctx, const std::vector<std::string_view>& values, const litmus_str_t** out, size_t* count) {
   std::vector<litmus_str_t>& strs = ctx->str_arrays.emplace_back();
-  strs.reserve(kept.size());
-  for (const std::string& s : kept) strs.push_back(ToStr(s));
+  strs.reserve(values.size());
+  for (const std::string_view s : values) strs.push_back({s.data(), s.size()});
   *out = strs.empty() ? nullptr : strs.data();
   *count = strs.size();
+}
+
+void Borrow(litmus_ctx_t* ctx, std::vector<std::string> values, const litmus_str_t** out, size_t* count) {
+  const std::vector<std::string>& kept = ctx->string_arrays.emplace_back(std::move(values));
+  Borrow(ctx, std::vector<std::string_view>(kept.begin(), kept.end()), out, count);
 }
 
 std::string StepOfMode(int64_t step, Mode mode) {
@@ -352,6 +365,14 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       if (!mode) return LITMUS_INVALID_ARGUMENT;
     }
 
+    // The common query, a collection alone, hands out the trial's own names without copies.
+    if (!collection->empty() && regex->empty() && q.step < 0 && (!mode || *mode == Mode::kGlobal)) {
+      StatusOr<std::vector<std::string_view>> members = t->TensorNameViewsInCollection(*collection);
+      if (members.ok()) {
+        Borrow(ctx, *members, names, count);
+        return LITMUS_OK;
+      }
+    }
     // Filters intersect; each list below is sorted and holds saved names only, so the first
     // filter starts the selection and every name is listed only when nothing filters (rules ask
     // for a collection at every step, and the trial keeps its members ready).
@@ -498,12 +519,13 @@ litmus_status_t HostTensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
   });
 }
 
-void Require(litmus_ctx_t* ctx, uint32_t trial, const std::string& name, const int64_t* steps, size_t step_count) {
-  const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(name, ctx->requirements->size());
+// Records `name` (the trial's own copy, Trial::SavedTensorName) at `steps`.
+void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view name, const int64_t* steps, size_t step_count) {
+  const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(name.data(), ctx->requirements->size());
   if (inserted) ctx->requirements->push_back({trial, name, {}});
   std::vector<int64_t>& out = (*ctx->requirements)[it->second].steps;
   out.insert(out.end(), steps, steps + step_count);
-  std::sort(out.begin(), out.end());
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
@@ -519,17 +541,22 @@ litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_
     }
     const Trial* t = GetTrial(ctx, trial, "require_tensor");
     if (t == nullptr) return LITMUS_INVALID_ARGUMENT;
-    std::optional<std::string> n = ToString(ctx, name, "require_tensor", "name");
+    std::optional<std::string_view> n = ToView(ctx, name, "require_tensor", "name");
     if (!n) return LITMUS_INVALID_ARGUMENT;
     if (should_match_regex != 0) {
       // smdebug's RequiredTensors.add(should_match_regex=True): every match now, none is fine.
-      StatusOr<std::vector<std::string>> matching = t->TensorNamesMatching(*n);
+      StatusOr<std::vector<std::string>> matching = t->TensorNamesMatching(std::string(*n));
       if (!matching.ok()) return Fail(ctx, LITMUS_INVALID_ARGUMENT, "require_tensor: " + matching.status().message());
-      for (const std::string& match : *matching) Require(ctx, trial, match, steps, step_count);
+      for (const std::string& match : *matching) {
+        if (const std::optional<std::string_view> saved = t->SavedTensorName(match)) {
+          Require(ctx, trial, *saved, steps, step_count);
+        }
+      }
       return LITMUS_OK;
     }
-    if (!t->HasTensor(*n)) return Fail(ctx, LITMUS_TENSOR_UNAVAILABLE, "Tensor " + *n + " was not saved.");
-    Require(ctx, trial, *n, steps, step_count);
+    const std::optional<std::string_view> saved = t->SavedTensorName(*n);
+    if (!saved) return Fail(ctx, LITMUS_TENSOR_UNAVAILABLE, "Tensor " + std::string(*n) + " was not saved.");
+    Require(ctx, trial, *saved, steps, step_count);
     return LITMUS_OK;
   });
 }

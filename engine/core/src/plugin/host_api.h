@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -23,9 +24,12 @@ class Trial;
 // One tensor a rule declared in set_required_tensors: `name` of the rule's trial `trial`
 // (0 = base trial, 1.. = other trials, in the order given to RuleInstance::Create) at global
 // `steps` (sorted, unique). A regex requirement is already expanded to the matching names.
+// `name` views the trial's own copy (Trial::SavedTensorName): valid as long as the Trial, and the
+// same view wherever the same name of the same trial is required (rules require hundreds of
+// names at every step; copying them showed in profiles).
 struct TensorRequirement {
   uint32_t trial = 0;
-  std::string name;
+  std::string_view name;
   std::vector<int64_t> steps;
 };
 
@@ -82,9 +86,9 @@ struct litmus_ctx {
   bool has_error = false;  // set_error (or a failed host call) recorded text
   std::string error;
   std::vector<litmus::TensorRequirement>* requirements = nullptr;
-  // (trial, tensor name) -> position in *requirements; hashed by name, since a rule may require
-  // hundreds of tensors at every step.
-  std::map<uint32_t, std::unordered_map<std::string, size_t>> requirement_index;
+  // (trial, tensor name) -> position in *requirements; hashed, since a rule may require hundreds
+  // of tensors at every step, by the address of the trial's copy of the name (one per name).
+  std::map<uint32_t, std::unordered_map<const char*, size_t>> requirement_index;
 
   // Borrowed results handed to the plugin during the current call (stable addresses: deque
   // elements never move, and each vector is complete before its data pointer is handed out).

@@ -12,7 +12,6 @@
 #include <map>
 #include <set>
 #include <string>
-#include <unordered_set>
 #include <utility>
 
 #include "litmus/actions/action_spec.h"
@@ -44,24 +43,25 @@ enum class StepOutcome {
   kInternalError,
 };
 
-// A required (trial, tensor, step), to read before a rule runs. The name is interned (JobRunner::Impl::Intern): keys are made
-// for every required tensor at every step, and copying the names showed in profiles.
+// A required (trial, tensor, step), to read before a rule runs. The name views the trial's own
+// copy (TensorRequirement::name): keys are made for every required tensor at every step, and
+// copying the names showed in profiles.
 struct ReadKey {
   uint32_t trial;
-  const std::string* name;
+  std::string_view name;
   int64_t step;
   // In (trial, name, step) order: names compare by content, so that keys declared in name order
   // are already sorted.
   std::weak_ordering operator<=>(const ReadKey& other) const {
     if (const auto c = trial <=> other.trial; c != 0) return c;
-    if (name != other.name) {
-      if (const int c = name->compare(*other.name); c != 0) return c < 0 ? std::weak_ordering::less : std::weak_ordering::greater;
+    if (name.data() != other.name.data()) {
+      if (const int c = name.compare(other.name); c != 0) return c < 0 ? std::weak_ordering::less : std::weak_ordering::greater;
     }
     return step <=> other.step;
   }
-  // (Interned: equal names are the same pointer.)
+  // (A trial has one copy of each name: equal names of one trial are the same view.)
   bool operator==(const ReadKey& other) const {
-    return trial == other.trial && name == other.name && step == other.step;
+    return trial == other.trial && name.data() == other.name.data() && step == other.step;
   }
 };
 
@@ -108,10 +108,6 @@ struct JobRunner::Impl {
   // at the end of the evaluation before it (see EvaluateStep).
   std::vector<ReadKey> upcoming;
   std::optional<int64_t> upcoming_for;
-  // The names ReadKeys point to; nodes never move, and names are never removed (there are only
-  // as many as the trials' tensors). Only this thread inserts; the prefetch reads the names.
-  std::unordered_set<std::string> key_names;
-  const std::string* Intern(const std::string& name) { return &*key_names.insert(name).first; }
   std::chrono::steady_clock::time_point last_report_write{};
 
   Impl(JobConfig c, Env* e) : config(std::move(c)), env(e) {}
@@ -414,7 +410,7 @@ struct JobRunner::Impl {
   std::vector<std::vector<Trial::StepTensor>> ByTrial(const std::vector<ReadKey>& keys) const {
     std::vector<std::vector<Trial::StepTensor>> out(trials.size());
     for (const ReadKey& key : keys) {
-      if (key.trial < trials.size()) out[key.trial].emplace_back(*key.name, key.step);
+      if (key.trial < trials.size()) out[key.trial].emplace_back(key.name, key.step);
     }
     return out;
   }
@@ -448,8 +444,7 @@ struct JobRunner::Impl {
   std::vector<ReadKey> KeysOf(const std::vector<TensorRequirement>& reqs) {
     std::vector<ReadKey> keys;
     for (const auto& req : reqs) {
-      const std::string* name = Intern(req.name);
-      for (int64_t s : req.steps) keys.push_back({req.trial, name, s});
+      for (int64_t s : req.steps) keys.push_back({req.trial, req.name, s});
     }
     return keys;
   }
@@ -490,7 +485,7 @@ struct JobRunner::Impl {
         if (!value.ok()) {
           const auto error = GetTrialError(value.status());
           if (error == TrialError::kNoMoreData) return StepOutcome::kNoMoreData;
-          if (error == TrialError::kTensorUnavailableForStep && SavedOnlyAsReductions(trial, req.name, s)) {
+          if (error == TrialError::kTensorUnavailableForStep && SavedOnlyAsReductions(trial, std::string(req.name), s)) {
             continue;
           }
           if (error) return StepOutcome::kSkipped;  // smdebug's fetch raises; invoke_rule moves on

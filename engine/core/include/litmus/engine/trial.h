@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -135,8 +136,14 @@ class Trial {
   StatusOr<std::vector<std::string>> TensorNamesInCollection(const std::string& collection) const;
   // Names matching a Python regex anywhere (re.search). InvalidArgument for a bad pattern.
   StatusOr<std::vector<std::string>> TensorNamesMatching(const std::string& pattern) const;
+  // TensorNamesInCollection as views of the trial's own copies of the names (valid as long as
+  // the Trial): for callers that ask at every step and keep the names.
+  StatusOr<std::vector<std::string_view>> TensorNameViewsInCollection(const std::string& collection) const;
   const std::map<std::string, Collection>& collections() const;
   bool HasTensor(const std::string& name) const;
+  // The trial's own copy of `name` if a tensor of that name was saved, else nullopt: a view valid
+  // as long as the Trial, and the same view for every call with that name.
+  std::optional<std::string_view> SavedTensorName(std::string_view name) const;
 
   // Global steps at which `name` has an entry, sorted (complete only unless include_incomplete,
   // using smdebug's per-tensor rule: end marker or <= last_complete_step).
@@ -154,7 +161,7 @@ class Trial {
   // Unimplemented (no subcode) for a corrupt record / an undecodable dtype. An index whose event
   // file is missing or too short is kStepNotYetAvailable during training and
   // kTensorUnavailableForStep after the end marker.
-  StatusOr<TensorPtr> Value(const std::string& name, int64_t step, Mode mode = Mode::kGlobal,
+  StatusOr<TensorPtr> Value(std::string_view name, int64_t step, Mode mode = Mode::kGlobal,
                             const std::optional<std::string>& worker = std::nullopt) const;
   // (tensor name, global step): the raw value of the default worker, for Prefetch and Release.
   // The name is borrowed for the call (callers pass views of names they hold).
