@@ -191,7 +191,10 @@ Tensor::Tensor(std::vector<int64_t> shape, std::vector<std::string> strings)
 
 std::optional<double> Tensor::Memo(uint32_t key) const {
   std::lock_guard<std::mutex> lock(memo_mu_);
-  for (const auto& [k, v] : memo_) {
+  for (size_t i = 0; i < memo_count_; ++i) {
+    if (memo_[i].first == key) return memo_[i].second;
+  }
+  for (const auto& [k, v] : memo_overflow_) {
     if (k == key) return v;
   }
   return std::nullopt;
@@ -199,10 +202,17 @@ std::optional<double> Tensor::Memo(uint32_t key) const {
 
 void Tensor::SetMemo(uint32_t key, double value) const {
   std::lock_guard<std::mutex> lock(memo_mu_);
-  for (const auto& [k, v] : memo_) {
+  for (size_t i = 0; i < memo_count_; ++i) {
+    if (memo_[i].first == key) return;
+  }
+  for (const auto& [k, v] : memo_overflow_) {
     if (k == key) return;
   }
-  memo_.emplace_back(key, value);
+  if (memo_count_ < memo_.size()) {
+    memo_[memo_count_++] = {key, value};
+  } else {
+    memo_overflow_.emplace_back(key, value);
+  }
 }
 
 size_t Tensor::memory_bytes() const {

@@ -707,9 +707,9 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
   for (const auto& [name, step] : keys) {
     const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
     if (tensor == nullptr) continue;
-    const auto it = tensor->steps.find(step);
-    if (it == tensor->steps.end()) continue;
-    for (const TensorEntry* entry : it->second.all()) {
+    const internal::WorkerEntries* entries = impl_->catalog.StepEntries(*tensor, step);
+    if (entries == nullptr) continue;
+    for (const TensorEntry* entry : entries->all()) {
       if (entry->location) cache_keys.push_back(Impl::CacheKey(*entry->location));
     }
   }

@@ -254,6 +254,12 @@ const WorkerEntries* TrialCatalog::EntriesAt(const TensorRecord& tensor, int64_t
   return it == tensor.steps.end() ? nullptr : &it->second;
 }
 
+const WorkerEntries* TrialCatalog::StepEntries(const TensorRecord& tensor, int64_t global_step) const {
+  const auto known = global_to_mode_.find(global_step);
+  if (known == global_to_mode_.end()) return nullptr;
+  return EntriesAt(tensor, global_step, static_cast<size_t>(known - global_to_mode_.begin()), global_to_mode_.size());
+}
+
 std::optional<TrialCatalog::ResolvedStep> TrialCatalog::ResolveTensorStep(const TensorRecord& tensor,
                                                                           int64_t step, Mode mode) const {
   const bool global_mode_entry = tensor.HasEntriesIn(Mode::kGlobal);

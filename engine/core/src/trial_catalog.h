@@ -102,6 +102,8 @@ class TrialCatalog {
   // Mode steps of a tensor in `mode` (global steps for kGlobal), with the same rule; for a
   // non-GLOBAL mode smdebug compares the *mode* step with last_complete_step, and so do we.
   std::vector<int64_t> TensorModeSteps(const std::string& name, Mode mode, bool include_incomplete) const;
+  // The entries of `tensor` at `global_step` (no mode-step resolution), or nullptr.
+  const WorkerEntries* StepEntries(const TensorRecord& tensor, int64_t global_step) const;
   // The global step whose entries tensor.value(step, mode) reads, with those entries: for
   // kGlobal the tensor's GLOBAL-mode entry with that mode step if any, else the tensor's entry at
   // the (mode, mode step) of global step `step`; for other modes the entry at (mode, step).

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,20 @@ void CheckAgainstExpected(const Tensor& t, const json& want, const std::string& 
 }
 
 // Every record smdebug could read at steps 0..2 decodes to what smdebug returned.
+// Memos: the first value set for a key stays; keys beyond the few kept in place work the same.
+TEST(TensorMemoTest, FirstValueWinsForEveryKey) {
+  const std::vector<float> values{1.0f, -2.0f};
+  const Tensor tensor(DType::kFloat32, {2}, std::as_bytes(std::span(values)), nullptr);
+  EXPECT_FALSE(tensor.Memo(0).has_value());
+  for (uint32_t key = 0; key < 10; ++key) tensor.SetMemo(key * 3, 100.0 + key);
+  for (uint32_t key = 0; key < 10; ++key) tensor.SetMemo(key * 3, -1.0);  // ignored: already set
+  for (uint32_t key = 0; key < 10; ++key) {
+    ASSERT_TRUE(tensor.Memo(key * 3).has_value()) << key;
+    EXPECT_EQ(*tensor.Memo(key * 3), 100.0 + key) << key;
+    EXPECT_FALSE(tensor.Memo(key * 3 + 1).has_value()) << key;
+  }
+}
+
 TEST(DecodeTensorRecordTest, SyntheticDtypesMatchExpectedJson) {
   const json expected = ReadJson(testing::FixturePath("synthetic_dtypes").string() + ".expected.json");
   int compared = 0;

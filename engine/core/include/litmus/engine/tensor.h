@@ -4,6 +4,7 @@
 // between the cache, the prefetcher and rules; any thread may read it.
 #pragma once
 
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -75,7 +76,11 @@ class Tensor {
   std::shared_ptr<const void> owner_;
   std::vector<std::string> strings_;
   mutable std::mutex memo_mu_;
-  mutable std::vector<std::pair<uint32_t, double>> memo_;
+  // The first few memos in place (a tensor rarely gets more; the reader memoises a reduction of
+  // every tensor it decodes, and an allocation each showed in profiles), the rest beyond.
+  mutable std::array<std::pair<uint32_t, double>, 4> memo_{};
+  mutable size_t memo_count_ = 0;
+  mutable std::vector<std::pair<uint32_t, double>> memo_overflow_;
 };
 
 using TensorPtr = std::shared_ptr<const Tensor>;
