@@ -716,7 +716,7 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
   impl_->cache.EraseAll(cache_keys);
 }
 
-StatusOr<double> Trial::Reduction(const std::string& name, int64_t step, layout::Reduction r, bool abs,
+StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::Reduction r, bool abs,
                                   Mode mode, const std::optional<std::string>& worker) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
   const TensorEntry& entry = *resolved.entry;
@@ -726,7 +726,7 @@ StatusOr<double> Trial::Reduction(const std::string& name, int64_t step, layout:
   }
   if (!entry.location) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
-                            "tensor '" + name + "' at " + StepText(step, mode) + ": neither a raw value nor a stored " +
+                            "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a raw value nor a stored " +
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, *entry.location));
@@ -734,14 +734,14 @@ StatusOr<double> Trial::Reduction(const std::string& name, int64_t step, layout:
   return impl_->MemoisedReduction(*value, r, abs);
 }
 
-StatusOr<std::vector<int64_t>> Trial::Shape(const std::string& name, int64_t step, Mode mode,
+StatusOr<std::vector<int64_t>> Trial::Shape(std::string_view name, int64_t step, Mode mode,
                                             const std::optional<std::string>& worker) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
   const TensorEntry& entry = *resolved.entry;
   if (entry.shape) return *entry.shape;
   if (!entry.location) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
-                            "tensor '" + name + "' at " + StepText(step, mode) + ": neither a shape nor a raw value saved");
+                            "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a shape nor a raw value saved");
   }
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, *entry.location));
   return value->shape();

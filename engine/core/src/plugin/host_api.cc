@@ -211,7 +211,7 @@ litmus_status_t TrialFailure(litmus_ctx_t* ctx, const Trial& trial, const Status
 // Common argument decoding of tensor_value / tensor_reduction / tensor_shape.
 struct TensorArgs {
   const Trial* trial = nullptr;
-  std::string name;
+  std::string_view name;  // the plugin's, borrowed for the call
   Mode mode = Mode::kGlobal;
   std::optional<std::string> worker;
 };
@@ -221,9 +221,9 @@ std::optional<TensorArgs> GetTensorArgs(litmus_ctx_t* ctx, uint32_t trial, litmu
   TensorArgs args;
   args.trial = GetTrial(ctx, trial, function);
   if (args.trial == nullptr) return std::nullopt;
-  std::optional<std::string> n = ToString(ctx, name, function, "name");
+  const std::optional<std::string_view> n = ToView(ctx, name, function, "name");
   if (!n) return std::nullopt;
-  args.name = std::move(*n);
+  args.name = *n;
   std::optional<Mode> m = GetMode(ctx, mode, function);
   if (!m) return std::nullopt;
   args.mode = *m;
@@ -440,7 +440,7 @@ litmus_status_t HostTensorValue(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
     if (!args) return LITMUS_INVALID_ARGUMENT;
     StatusOr<TensorPtr> value = args->trial->Value(args->name, step, args->mode, args->worker);
     if (!value.ok()) {
-      return TrialFailure(ctx, *args->trial, value.status(), args->name, step, args->mode, args->worker, true);
+      return TrialFailure(ctx, *args->trial, value.status(), std::string(args->name), step, args->mode, args->worker, true);
     }
     const Tensor& tensor = **value;
     ctx->tensors.push_back(*value);  // keeps data, shape and strings alive until the call returns
@@ -495,7 +495,7 @@ litmus_status_t HostTensorReduction(litmus_ctx_t* ctx, uint32_t trial, litmus_st
     const layout::Reduction r = layout::kAllReductions[reduction];
     StatusOr<double> value = args->trial->Reduction(args->name, step, r, abs != 0, args->mode, args->worker);
     if (!value.ok()) {
-      return TrialFailure(ctx, *args->trial, value.status(), args->name, step, args->mode, args->worker, false);
+      return TrialFailure(ctx, *args->trial, value.status(), std::string(args->name), step, args->mode, args->worker, false);
     }
     *out = *value;
     return LITMUS_OK;
@@ -510,7 +510,7 @@ litmus_status_t HostTensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
     if (!args) return LITMUS_INVALID_ARGUMENT;
     StatusOr<std::vector<int64_t>> value = args->trial->Shape(args->name, step, args->mode, args->worker);
     if (!value.ok()) {
-      return TrialFailure(ctx, *args->trial, value.status(), args->name, step, args->mode, args->worker, false);
+      return TrialFailure(ctx, *args->trial, value.status(), std::string(args->name), step, args->mode, args->worker, false);
     }
     size_t count = 0;
     Borrow(ctx, std::move(value).value(), shape, &count);

@@ -177,11 +177,11 @@ class Trial {
   void Release(const std::vector<StepTensor>& keys) const;
 
   // Stored reduction if one exists, else computed from the raw value (reductions.h).
-  StatusOr<double> Reduction(const std::string& name, int64_t step, layout::Reduction r, bool abs,
+  StatusOr<double> Reduction(std::string_view name, int64_t step, layout::Reduction r, bool abs,
                              Mode mode = Mode::kGlobal,
                              const std::optional<std::string>& worker = std::nullopt) const;
   // Shape from shape_payload if present, else from the decoded value.
-  StatusOr<std::vector<int64_t>> Shape(const std::string& name, int64_t step, Mode mode = Mode::kGlobal,
+  StatusOr<std::vector<int64_t>> Shape(std::string_view name, int64_t step, Mode mode = Mode::kGlobal,
                                        const std::optional<std::string>& worker = std::nullopt) const;
 
   // Number of index files parsed so far (for tests of incremental refresh).
