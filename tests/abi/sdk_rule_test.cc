@@ -113,7 +113,8 @@ std::string TName(int i) {
 }
 
 // Requires t0..t99 at the step, then every third of them again at the step before (a name added
-// twice keeps its place and gains the steps); records every name with its steps.
+// twice keeps its place and gains the steps); records every name with its steps, read through a
+// copy of its RequiredTensors.
 class ManyRequirer : public litmus::Rule {
  public:
   using Rule::Rule;
@@ -121,9 +122,17 @@ class ManyRequirer : public litmus::Rule {
     for (int i = 0; i < 100; ++i) req_tensors().add(TName(i), {step});
     for (int i = 0; i < 100; i += 3) req_tensors().add(TName(i), {step - 1});
   }
+  // Reads through a copy made by assignment from a copy, after clearing both originals: a copy
+  // answers on its own (its name index must not point into the object it was copied from).
   bool invoke_at_step(int64_t) override {
+    litmus::RequiredTensors copy = req_tensors();
+    litmus::RequiredTensors assigned = req_tensors();
+    req_tensors().clear();
+    assigned.clear();
+    assigned = copy;
+    copy.clear();
     seen.clear();
-    for (const std::string& name : req_tensors().get_names()) seen.emplace_back(name, req_tensors().get_tensor_steps(name));
+    for (const std::string& name : assigned.get_names()) seen.emplace_back(name, assigned.get_tensor_steps(name));
     return false;
   }
   std::vector<std::pair<std::string, std::vector<int64_t>>> seen;

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <limits>
 #include <map>
@@ -756,8 +757,27 @@ class RequiredTensors {
     size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
   };
   struct Entries {
-    std::vector<Entry> list;
-    std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> position;
+    // A deque, so that entries never move and `position` can key on views of their names
+    // (one copy of each name per step, not two).
+    std::deque<Entry> list;
+    std::unordered_map<std::string_view, size_t, NameHash, std::equal_to<>> position;
+
+    Entries() = default;
+    Entries(const Entries& other) : list(other.list) { Reindex(); }
+    Entries& operator=(const Entries& other) {
+      if (this != &other) {
+        list = other.list;
+        Reindex();
+      }
+      return *this;
+    }
+    // (Moving a deque hands over its elements in place: the views stay valid.)
+    Entries(Entries&&) = default;
+    Entries& operator=(Entries&&) = default;
+    void Reindex() {
+      position.clear();
+      for (size_t i = 0; i < list.size(); ++i) position.emplace(list[i].name, i);
+    }
   };
   explicit RequiredTensors(Rule* rule) : rule_(rule) {}
   void Add(uint32_t trial, std::string_view name, const std::vector<int64_t>& steps,
@@ -1334,8 +1354,8 @@ inline void RequiredTensors::Record(uint32_t trial, std::string_view name,
     known.insert(known.end(), steps.begin(), steps.end());
     return;
   }
-  entries.position.emplace(std::string(name), entries.list.size());
   entries.list.push_back(Entry{std::string(name), steps});
+  entries.position.emplace(entries.list.back().name, entries.list.size() - 1);
 }
 
 inline void RequiredTensors::Add(uint32_t trial, std::string_view name,
