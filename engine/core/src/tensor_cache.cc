@@ -74,9 +74,13 @@ bool TensorCache::Contains(Key key) const {
   return index_.contains(key) || in_flight_.contains(key);
 }
 
-void TensorCache::ContainsEach(std::span<const Key> keys, std::span<bool> cached) const {
+void TensorCache::PresenceOf(std::span<const Key> keys, std::span<Presence> presence) const {
   std::lock_guard<internal::AdaptiveMutex> lock(mu_);
-  for (size_t i = 0; i < keys.size(); ++i) cached[i] = index_.contains(keys[i]) || in_flight_.contains(keys[i]);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    presence[i] = index_.contains(keys[i])       ? Presence::kCached
+                  : in_flight_.contains(keys[i]) ? Presence::kLoading
+                                                 : Presence::kAbsent;
+  }
 }
 
 void TensorCache::Insert(Key key, TensorPtr tensor) {

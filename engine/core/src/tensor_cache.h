@@ -59,9 +59,12 @@ class TensorCache {
 
   // True if `key` is cached or being loaded (does not count as a hit or touch the LRU order).
   bool Contains(Key key) const;
-  // cached[i] = Contains(keys[i]) for every i, under one acquisition of the lock.
-  // REQUIRES: cached.size() == keys.size().
-  void ContainsEach(std::span<const Key> keys, std::span<bool> cached) const;
+  // Where a key stands: cached (its load succeeded), being loaded (by a GetOrLoad that may still
+  // fail), or neither.
+  enum class Presence : uint8_t { kAbsent, kCached, kLoading };
+  // presence[i] for keys[i], for every i, under one acquisition of the lock (no hit counted, LRU
+  // order untouched). REQUIRES: presence.size() == keys.size().
+  void PresenceOf(std::span<const Key> keys, std::span<Presence> presence) const;
   // Caches `tensor` under `key` unless `key` is already cached or being loaded (then it does
   // nothing): for tensors decoded in a batch rather than by a loader. Counts as a miss.
   void Insert(Key key, TensorPtr tensor);

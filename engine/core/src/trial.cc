@@ -137,6 +137,7 @@ struct Trial::Impl {
     int64_t global_step;
     const TensorEntry* entry;
     uint32_t reductions;
+    uint8_t* readable;  // set to 1 once decoded (Prefetch's out-parameter), or nullptr
   };
 
   // Computed reductions are memoised on the tensor (Tensor::Memo) under this key. Which ones
@@ -451,7 +452,9 @@ void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
 void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const {
   const auto read_alone = [this](const Wanted& w) {
     const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, *w.entry->location);
-    if (value.ok()) ComputeReductions(**value, w.reductions);
+    if (!value.ok()) return;
+    ComputeReductions(**value, w.reductions);
+    if (w.readable != nullptr) *w.readable = 1;
   };
   const std::string path = Env::JoinPath(root, event_file);
   StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
@@ -507,6 +510,7 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
     StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, location.start_idx, location.tensor_name);
     if (!tensor.ok()) continue;
     ComputeReductions(**tensor, w.reductions);
+    if (w.readable != nullptr) *w.readable = 1;
     decoded.emplace_back(w.key, *std::move(tensor));
   }
   cache.InsertAll(decoded);
@@ -667,28 +671,35 @@ StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
   return impl_->Read(name, resolved.global_step, entry, *entry.location);
 }
 
-void Trial::Prefetch(const std::vector<StepTensor>& keys) const {
+void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<uint8_t>* readable) const {
+  if (readable != nullptr) readable->assign(keys.size(), 0);
   std::vector<Impl::Wanted> wanted;
   std::vector<TensorCache::Key> cache_keys;
   wanted.reserve(keys.size());
   cache_keys.reserve(keys.size());
-  for (const auto& [name, step] : keys) {
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const auto& [name, step] = keys[k];
     StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
     if (!resolved.ok() || !resolved->entry->location) continue;
     const TensorEntry& entry = *resolved->entry;
     const TensorCache::Key key = Impl::CacheKey(*entry.location);
     wanted.push_back({key, name, resolved->global_step, &entry,
-                      resolved->tensor->reductions_asked.load(std::memory_order_relaxed)});
+                      resolved->tensor->reductions_asked.load(std::memory_order_relaxed),
+                      readable != nullptr ? readable->data() + k : nullptr});
     cache_keys.push_back(key);
   }
-  const std::unique_ptr<bool[]> cached(new bool[cache_keys.size()]);
-  impl_->cache.ContainsEach(cache_keys, std::span<bool>(cached.get(), cache_keys.size()));
+  std::vector<TensorCache::Presence> presence(cache_keys.size());
+  impl_->cache.PresenceOf(cache_keys, presence);
   // Grouped by event file (usually one or a few per call, so the last group is checked first).
   std::vector<std::pair<std::string_view, std::vector<Impl::Wanted>>> by_file;
   std::unordered_map<std::string_view, size_t> group_of;
   size_t group = SIZE_MAX;  // of the previous key
   for (size_t i = 0; i < wanted.size(); ++i) {
-    if (cached[i]) continue;
+    if (presence[i] != TensorCache::Presence::kAbsent) {
+      // (A load in progress elsewhere may still fail: only a cached value counts as readable.)
+      if (wanted[i].readable != nullptr && presence[i] == TensorCache::Presence::kCached) *wanted[i].readable = 1;
+      continue;
+    }
     const std::string_view file = *wanted[i].entry->event_file;  // (views the catalog's string)
     if (group == SIZE_MAX || by_file[group].first != file) {
       const auto [it, inserted] = group_of.try_emplace(file, by_file.size());

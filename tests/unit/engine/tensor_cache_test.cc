@@ -231,19 +231,28 @@ TEST(TensorCacheTest, BatchInsertContainsErase) {
   LITMUS_ASSERT_OK_AND_ASSIGN(got, cache.GetOrLoad(2, Counting(&calls)));
   EXPECT_EQ(got.get(), b.get());
   EXPECT_EQ(calls.load(), 0);
+  using Presence = TensorCache::Presence;
   const std::vector<TensorCache::Key> keys = {3, 2, 9, 1};
-  bool cached[4];
-  cache.ContainsEach(keys, cached);
-  EXPECT_FALSE(cached[0]);
-  EXPECT_TRUE(cached[1]);
-  EXPECT_FALSE(cached[2]);
-  EXPECT_TRUE(cached[3]);
+  std::vector<Presence> presence(keys.size());
+  cache.PresenceOf(keys, presence);
+  EXPECT_EQ(presence, (std::vector<Presence>{Presence::kAbsent, Presence::kCached, Presence::kAbsent, Presence::kCached}));
   EXPECT_EQ(cache.bytes(), a->memory_bytes() + b->memory_bytes());
   const std::vector<TensorCache::Key> drop = {2, 9, 2};
   cache.EraseAll(drop);
-  cache.ContainsEach(keys, cached);
-  EXPECT_FALSE(cached[1]);
-  EXPECT_TRUE(cached[3]);
+  cache.PresenceOf(keys, presence);
+  EXPECT_EQ(presence[1], Presence::kAbsent);
+  EXPECT_EQ(presence[3], Presence::kCached);
+  // A key whose load is in progress is "loading" (that load may still fail), then cached.
+  const std::vector<TensorCache::Key> loading_key = {9};
+  std::vector<Presence> during(1);
+  LITMUS_ASSERT_OK(cache.GetOrLoad(9, [&]() -> StatusOr<TensorPtr> {
+                          cache.PresenceOf(loading_key, during);
+                          return MakeTensor(256);
+                        }).status());
+  EXPECT_EQ(during[0], Presence::kLoading);
+  cache.PresenceOf(loading_key, during);
+  EXPECT_EQ(during[0], Presence::kCached);
+  cache.Erase(9);
   EXPECT_EQ(cache.bytes(), a->memory_bytes());
   // Inserts in a batch evict by bytes as single inserts do.
   std::vector<std::pair<TensorCache::Key, TensorPtr>> many;

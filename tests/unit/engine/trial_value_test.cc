@@ -226,12 +226,21 @@ TEST(TrialValueTest, MissingAndShortEventFiles) {
   std::filesystem::resize_file(events, std::filesystem::file_size(events) - 5);
   std::unique_ptr<Trial> trial = OpenDir(t.root());
   ASSERT_NE(trial, nullptr);
+  // A prefetch skips what it cannot read and says so.
+  const std::vector<Trial::StepTensor> keys = {{"a", 0}, {"a", 1}, {"b", 1}};
+  std::vector<uint8_t> readable;
+  trial->Prefetch(keys, &readable);
+  ASSERT_EQ(readable.size(), 3u);
+  EXPECT_EQ(readable[0], 0);
+  EXPECT_EQ(readable[2], 0);
   Status s = trial->Value("a", 0).status();
   EXPECT_EQ(GetTrialError(s), TrialError::kStepNotYetAvailable) << s.ToString();
   EXPECT_NE(s.message().find("000000000000_worker_0.tfevents"), std::string::npos) << s.ToString();
   LITMUS_EXPECT_OK(trial->Value("a", 1).status());
   s = trial->Value("b", 1).status();
   EXPECT_EQ(GetTrialError(s), TrialError::kStepNotYetAvailable) << s.ToString();
+  trial->Prefetch(keys, &readable);
+  EXPECT_EQ(readable, (std::vector<uint8_t>{0, 1, 0})) << "a value read since is readable";
 
   // The event file appears: the next read succeeds (failures are not cached).
   t.WriteStep(0, "worker_0", Mode::kTrain, 0, {{"a", {1.0f, 2.0f}}});
@@ -348,8 +357,13 @@ TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
     CountingEnv env(c.hint);
     LITMUS_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Trial> trial, Trial::Open(&env, root, options));
     const int opening_reads = env.reads();  // index and collections files
-    trial->Prefetch(keys);
+    std::vector<uint8_t> readable;
+    trial->Prefetch(keys, &readable);
     const int prefetch_reads = env.reads() - opening_reads;
+    // Every saved key decoded; the unknown name and the unknown step did not.
+    std::vector<uint8_t> expected(keys.size(), 1);
+    expected[keys.size() - 2] = expected[keys.size() - 1] = 0;
+    EXPECT_EQ(readable, expected);
     if (c.one_read) {
       EXPECT_EQ(prefetch_reads, 1) << "the step's records lie in one event file";
     } else {
@@ -368,8 +382,9 @@ TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
     }
     const int after = opening_reads + prefetch_reads;
     EXPECT_EQ(env.reads(), after) << "Value() after Prefetch is a cache hit";
-    trial->Prefetch(keys);
+    trial->Prefetch(keys, &readable);
     EXPECT_EQ(env.reads(), after) << "cached keys are not read again";
+    EXPECT_EQ(readable, expected) << "cached keys are readable";
     trial->Release({keys.front()});
     LITMUS_ASSERT_OK(trial->Value(std::string(keys.front().first), step).status());
     EXPECT_EQ(env.reads(), after + 1) << "a released key is read again";

@@ -108,11 +108,26 @@ struct JobRunner::Impl {
   // at the end of the evaluation before it (see EvaluateStep).
   std::vector<ReadKey> upcoming;
   std::optional<int64_t> upcoming_for;
+  // Of `prefetched`, what the background prefetch decoded without error (sorted; written by that
+  // task, read after JoinPrefetch), and the count of refreshes when it started.
+  std::vector<ReadKey> prefetched_readable;
+  uint64_t prefetched_at_refresh = 0;
+  // Keys of the step being evaluated that are decoded without error (sorted): the fetch checks
+  // need not read them again. Emptied by every refresh, which can change what a key resolves to.
+  std::vector<ReadKey> readable;
+  uint64_t refreshes = 0;
   std::chrono::steady_clock::time_point last_report_write{};
 
   Impl(JobConfig c, Env* e) : config(std::move(c)), env(e) {}
 
   Trial& base() { return *trials[0]; }
+
+  // Every refresh of a trial goes through here (see `readable`).
+  Status RefreshTrial(Trial& trial) {
+    ++refreshes;
+    readable.clear();
+    return trial.Refresh();
+  }
 
   void JoinPrefetch() {
     if (!prefetch_running) return;
@@ -158,7 +173,7 @@ struct JobRunner::Impl {
       }
       if (PollIdleRules() && AllRulesDone()) return OkStatus();
       if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return OkStatus();
-      LITMUS_RETURN_IF_ERROR(trial.Refresh());
+      LITMUS_RETURN_IF_ERROR(RefreshTrial(trial));
     }
   }
 
@@ -406,30 +421,46 @@ struct JobRunner::Impl {
     return it->second;
   }
 
-  // Per trial, the (name, step) pairs of `keys` (keys of unknown trials dropped).
-  std::vector<std::vector<Trial::StepTensor>> ByTrial(const std::vector<ReadKey>& keys) const {
+  // Per trial, the (name, step) pairs of `keys` (keys of unknown trials dropped), and with
+  // `positions` where each pair is in `keys`.
+  std::vector<std::vector<Trial::StepTensor>> ByTrial(const std::vector<ReadKey>& keys,
+                                                      std::vector<std::vector<size_t>>* positions = nullptr) const {
     std::vector<std::vector<Trial::StepTensor>> out(trials.size());
-    for (const ReadKey& key : keys) {
-      if (key.trial < trials.size()) out[key.trial].emplace_back(key.name, key.step);
+    if (positions != nullptr) positions->assign(trials.size(), {});
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i].trial >= trials.size()) continue;
+      out[keys[i].trial].emplace_back(keys[i].name, keys[i].step);
+      if (positions != nullptr) (*positions)[keys[i].trial].push_back(i);
     }
     return out;
   }
 
   // Reads (into the trial caches) every key, in parallel and with adjacent records of an event
-  // file batched into one read; used for the fetch and the background prefetch.
+  // file batched into one read; used for the fetch and the background prefetch. Appends the keys
+  // that decoded without error to *readable_keys, in the order of `keys`.
   // (Nothing to read, or one trial, calls no parallel algorithm here: waiting inside one, the
   // rules' thread could pick up the background prefetch's reads and keep the rules waiting.)
-  void ReadAll(const std::vector<ReadKey>& keys) {
+  void ReadAll(const std::vector<ReadKey>& keys, std::vector<ReadKey>* readable_keys) {
     if (keys.empty()) return;
-    const auto by_trial = ByTrial(keys);
+    std::vector<std::vector<size_t>> positions;
+    const auto by_trial = ByTrial(keys, &positions);
+    std::vector<std::vector<uint8_t>> decoded(trials.size());
     const auto read = [&](size_t t) {
-      if (!by_trial[t].empty()) trials[t]->Prefetch(by_trial[t]);
+      if (!by_trial[t].empty()) trials[t]->Prefetch(by_trial[t], &decoded[t]);
     };
     if (trials.size() == 1) {
       read(0);
     } else {
       tbb::parallel_for(size_t{0}, trials.size(), read);
     }
+    std::vector<size_t> found;
+    for (size_t t = 0; t < trials.size(); ++t) {
+      for (size_t j = 0; j < decoded[t].size(); ++j) {
+        if (decoded[t][j] != 0) found.push_back(positions[t][j]);
+      }
+    }
+    if (trials.size() > 1) std::sort(found.begin(), found.end());
+    for (const size_t i : found) readable_keys->push_back(keys[i]);
   }
 
   // Drops `keys` from the trial caches, so that they hold the next step's tensors rather than
@@ -476,11 +507,12 @@ struct JobRunner::Impl {
           if (state == StepState::kUnavailable) return StepOutcome::kSkipped;
           if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kSkipped;
           JoinPrefetch();
-          if (Status st = trial.Refresh(); !st.ok()) {
+          if (Status st = RefreshTrial(trial); !st.ok()) {
             *message = st.message();
             return StepOutcome::kClientError;
           }
         }
+        if (std::binary_search(readable.begin(), readable.end(), ReadKey{req.trial, req.name, s})) continue;
         auto value = trial.Value(req.name, s);
         if (!value.ok()) {
           const auto error = GetTrialError(value.status());
@@ -646,6 +678,10 @@ struct JobRunner::Impl {
     // read fetches it again), and looking every key up again costs as much as a small tensor.
     std::vector<ReadKey> unread;
     std::set_difference(keys.begin(), keys.end(), prefetched.begin(), prefetched.end(), std::back_inserter(unread));
+    // What it decoded fine needs no fetch check (unless a refresh came since).
+    readable.clear();
+    if (prefetched_at_refresh == refreshes) readable.swap(prefetched_readable);
+    prefetched_readable.clear();
     // 2. Read the next step's requirements in the background during all of this step's work:
     //    fetch checks, invocations, release. They were declared at the end of the previous step
     //    (set_required_tensors is side-effect free by contract), so the read starts right away;
@@ -666,12 +702,19 @@ struct JobRunner::Impl {
     prefetched = next_keys;
     if (!prefetched.empty() || !stale.empty()) {
       prefetch_running = true;
+      prefetched_at_refresh = refreshes;
       prefetch_group.run([this, release = std::exchange(stale, {})] {
         ReleaseAll(release);
-        ReadAll(prefetched);
+        ReadAll(prefetched, &prefetched_readable);
       });
     }
-    ReadAll(unread);
+    std::vector<ReadKey> read_now;
+    ReadAll(unread, &read_now);
+    if (!read_now.empty()) {
+      const size_t middle = readable.size();
+      readable.insert(readable.end(), read_now.begin(), read_now.end());
+      std::inplace_merge(readable.begin(), readable.begin() + static_cast<std::ptrdiff_t>(middle), readable.end());
+    }
     std::vector<RuleState*> to_invoke;
     for (RuleState* r : ready) {
       const auto& [result, reqs] = Declare(*r, step);
@@ -786,7 +829,7 @@ struct JobRunner::Impl {
       if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) continue;
       JoinPrefetch();
       for (auto& trial : trials) {
-        if (Status s = trial->Refresh(); !s.ok()) {
+        if (Status s = RefreshTrial(*trial); !s.ok()) {
           for (auto& r : rules) {
             if (r->done) continue;
             r->exit_code = kExitClientError;
