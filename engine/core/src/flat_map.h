@@ -26,6 +26,8 @@ class FlatMap {
   const_iterator begin() const { return items_.begin(); }
   const_iterator end() const { return items_.end(); }
   size_t size() const { return items_.size(); }
+  size_t capacity() const { return items_.capacity(); }
+  void reserve(size_t n) { items_.reserve(n); }
   bool empty() const { return items_.empty(); }
   const value_type& back() const { return items_.back(); }  // REQUIRES: !empty()
   // The i-th item in key order. REQUIRES: i < size().

@@ -307,6 +307,7 @@ Status Trial::Impl::RefreshIndex() {
       if (!chunk.names[i]) continue;  // *.json.tmp, *.csv, stray files: ignored (and listed again; cheap)
       if (chunk.parsed[i]) {
         if (!chunk.parsed[i]->ok()) return chunk.parsed[i]->status();
+        catalog.set_files_ahead(candidates.size() - (chunk.first + i) - 1);
         catalog.AddIndexFile(chunk.names[i]->step, chunk.names[i]->worker, *std::move(*chunk.parsed[i]), &warnings);
         ++index_files_parsed;
         parsed_any = true;

@@ -62,6 +62,8 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
     tensors_for_mode_[index.mode].insert(stable_name);
   }
   record.modes_seen |= TensorRecord::ModeBit(index.mode);
+  GrowForFilesAhead(record.steps);
+  GrowForFilesAhead(record.mode_steps);
   if (const auto [it, inserted] = record.mode_steps.try_emplace({index.mode, index.mode_step}, global_step);
       !inserted && it->second != global_step) {
     record.mode_steps_unique = false;

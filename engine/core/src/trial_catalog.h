@@ -6,6 +6,7 @@
 // concurrently with each other.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -69,6 +70,9 @@ class TrialCatalog {
   // (Taken by value: its names and locations move into the catalog.)
   void AddIndexFile(int64_t global_step, const std::string& worker, IndexFile index,
                     std::vector<std::string>* warnings);
+  // How many index files the refresh in progress has still to add after the current one (a hint
+  // for growing the per-tensor step maps; 0 when unknown).
+  void set_files_ahead(size_t files) { files_ahead_ = files; }
   // smdebug's incomplete-step window (§8.3), applied after a refresh that found new index files:
   // with K distinct known global steps, if K - (last_complete_step + 1) > window then
   // last_complete_step += window / 2.
@@ -120,6 +124,17 @@ class TrialCatalog {
   // `position` (a tensor saved at every step has its entries at the same position), or nullptr.
   static const WorkerEntries* EntriesAt(const TensorRecord& tensor, int64_t global_step, size_t position,
                                         size_t known_steps);
+  // Grows a full per-tensor step map for the steps the refresh in progress can still add, at
+  // once: a tensor saved at every step then does not reallocate (touching fresh memory each
+  // time) while a trial with thousands of steps is opened. Capped, so that a tensor saved rarely
+  // reserves a bounded amount of address space, most of it never touched.
+  template <typename Map>
+  void GrowForFilesAhead(Map& map) const {
+    constexpr size_t kMaxStepsAhead = 4096;
+    if (map.size() < map.capacity()) return;
+    // (The entry being added, plus one per file ahead; at least doubling.)
+    map.reserve(map.size() + std::max({std::min(files_ahead_, kMaxStepsAhead) + 1, map.size(), size_t{4}}));
+  }
   void NoteStep(int64_t global_step, const std::string& worker, Mode mode, int64_t mode_step);
   // The entry of (name, global_step, worker), created with the index file's mode and its shared
   // `event_file` if new.
@@ -127,6 +142,7 @@ class TrialCatalog {
                         const IndexFile& index, const std::shared_ptr<const std::string>& event_file);
 
   EntryArena entries_;  // every TensorEntry of tensors_
+  size_t files_ahead_ = 0;
   int64_t num_workers_ = 0;
   bool loaded_all_steps_ = false;
   int64_t last_complete_step_ = -1;
