@@ -190,10 +190,14 @@ Tensor::Tensor(std::vector<int64_t> shape, std::vector<std::string> strings)
       strings_(std::move(strings)) {}
 
 std::optional<double> Tensor::Memo(uint32_t key) const {
-  std::lock_guard<std::mutex> lock(memo_mu_);
-  for (size_t i = 0; i < memo_count_; ++i) {
+  // The memos kept in place are written once, before the count that publishes them: reading
+  // them needs no lock (a rule asks for a reduction of every tensor it checks).
+  const size_t published = memo_count_.load(std::memory_order_acquire);
+  for (size_t i = 0; i < published; ++i) {
     if (memo_[i].first == key) return memo_[i].second;
   }
+  if (published < memo_.size()) return std::nullopt;
+  std::lock_guard<std::mutex> lock(memo_mu_);
   for (const auto& [k, v] : memo_overflow_) {
     if (k == key) return v;
   }
@@ -202,14 +206,16 @@ std::optional<double> Tensor::Memo(uint32_t key) const {
 
 void Tensor::SetMemo(uint32_t key, double value) const {
   std::lock_guard<std::mutex> lock(memo_mu_);
-  for (size_t i = 0; i < memo_count_; ++i) {
+  const size_t count = memo_count_.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < count; ++i) {
     if (memo_[i].first == key) return;
   }
   for (const auto& [k, v] : memo_overflow_) {
     if (k == key) return;
   }
-  if (memo_count_ < memo_.size()) {
-    memo_[memo_count_++] = {key, value};
+  if (count < memo_.size()) {
+    memo_[count] = {key, value};
+    memo_count_.store(count + 1, std::memory_order_release);
   } else {
     memo_overflow_.emplace_back(key, value);
   }

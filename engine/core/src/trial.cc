@@ -742,7 +742,12 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, *entry.location));
-  resolved.tensor->reductions_asked.fetch_or(uint32_t{1} << Impl::ReductionKey(r, abs), std::memory_order_relaxed);
+  // (Read first: the bit is usually set already, and a read-modify-write would take the cache
+  // line from the reading threads every time.)
+  const uint32_t asked = uint32_t{1} << Impl::ReductionKey(r, abs);
+  if ((resolved.tensor->reductions_asked.load(std::memory_order_relaxed) & asked) == 0) {
+    resolved.tensor->reductions_asked.fetch_or(asked, std::memory_order_relaxed);
+  }
   return impl_->MemoisedReduction(*value, r, abs);
 }
 

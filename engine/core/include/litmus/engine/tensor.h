@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -75,11 +76,13 @@ class Tensor {
   std::span<const std::byte> bytes_;
   std::shared_ptr<const void> owner_;
   std::vector<std::string> strings_;
-  mutable std::mutex memo_mu_;
   // The first few memos in place (a tensor rarely gets more; the reader memoises a reduction of
-  // every tensor it decodes, and an allocation each showed in profiles), the rest beyond.
+  // every tensor it decodes, and an allocation each showed in profiles), the rest beyond. Writers
+  // hold memo_mu_; memo_[i] for i < memo_count_ never changes once published, so readers of
+  // those take no lock.
+  mutable std::mutex memo_mu_;
   mutable std::array<std::pair<uint32_t, double>, 4> memo_{};
-  mutable size_t memo_count_ = 0;
+  mutable std::atomic<size_t> memo_count_{0};
   mutable std::vector<std::pair<uint32_t, double>> memo_overflow_;
 };
 
