@@ -493,6 +493,9 @@ struct JobRunner::Impl {
   // smdebug's RequiredTensors.fetch for one rule: waits for the required steps of every trial,
   // then checks each value. Returns kNotMet when everything is there.
   StepOutcome Fetch(RuleState& r, const std::vector<TensorRequirement>& reqs, std::string* message) {
+    // The last (trial, step) found available: rules require many tensors at the same step, and an
+    // available step stays available.
+    std::optional<std::pair<uint32_t, int64_t>> available;
     for (const auto& req : reqs) {
       if (req.trial >= trials.size()) {
         *message = "rule " + r.config.configuration_name + " required a tensor of an unknown trial";
@@ -500,9 +503,12 @@ struct JobRunner::Impl {
       }
       Trial& trial = *trials[req.trial];
       for (int64_t s : req.steps) {
-        while (true) {
+        while (available != std::pair(req.trial, s)) {
           const StepState state = trial.StepAvailability(s);
-          if (state == StepState::kAvailable) break;
+          if (state == StepState::kAvailable) {
+            available = std::pair(req.trial, s);
+            break;
+          }
           if (state == StepState::kNoMoreData) return StepOutcome::kNoMoreData;
           if (state == StepState::kUnavailable) return StepOutcome::kSkipped;
           if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kSkipped;
