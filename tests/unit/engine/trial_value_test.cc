@@ -117,6 +117,12 @@ TEST(TrialValueTest, PartialRunStepNotYetAvailable) {
   LITMUS_EXPECT_OK(trial->Value("CrossEntropyLoss_output_0", 8).status());
 }
 
+// The first element of the value `trial` reads for (name, step, mode), or -1 if it fails.
+double ValueAt(const Trial& trial, const std::string& name, int64_t step, Mode mode = Mode::kGlobal) {
+  StatusOr<TensorPtr> value = trial.Value(name, step, mode);
+  return value.ok() ? (*value)->ElementAsDouble(0) : -1.0;
+}
+
 // tensor.value(step) resolves a global step through the (mode, mode step) maps, first seen
 // winning (trial-format.md §8). The reader shortcuts the usual case (a tensor read at a global
 // step it was saved at, every (mode, mode step) of it at one global step); each value here tells
@@ -135,20 +141,16 @@ TEST(TrialValueTest, StepResolutionFollowsTheModeStepMaps) {
   t.WriteEndMarker();
   std::unique_ptr<Trial> trial = OpenDir(t.root());
   ASSERT_NE(trial, nullptr);
-  const auto value_at = [&](const std::string& name, int64_t step, Mode mode = Mode::kGlobal) -> double {
-    StatusOr<TensorPtr> value = trial->Value(name, step, mode);
-    return value.ok() ? (*value)->ElementAsDouble(0) : -1.0;
-  };
-  EXPECT_EQ(value_at("a", 0), 0.0);
-  EXPECT_EQ(value_at("a", 1), 1.0);
-  EXPECT_EQ(value_at("a", 2), 2.0);
-  EXPECT_EQ(value_at("a", 3), 1.0);  // (TRAIN, 1) was first seen at global step 1
-  EXPECT_EQ(value_at("a", 4), 4.0);
-  EXPECT_EQ(value_at("a", 1, Mode::kTrain), 1.0);
-  EXPECT_EQ(value_at("a", 0, Mode::kEval), 2.0);
-  EXPECT_EQ(value_at("b", 3), 30.0);
-  EXPECT_EQ(value_at("b", 1, Mode::kTrain), 30.0);
-  EXPECT_EQ(value_at("b", 1), 30.0);  // step 1 is (TRAIN, 1), which "b" has at step 3
+  EXPECT_EQ(ValueAt(*trial, "a", 0), 0.0);
+  EXPECT_EQ(ValueAt(*trial, "a", 1), 1.0);
+  EXPECT_EQ(ValueAt(*trial, "a", 2), 2.0);
+  EXPECT_EQ(ValueAt(*trial, "a", 3), 1.0);  // (TRAIN, 1) was first seen at global step 1
+  EXPECT_EQ(ValueAt(*trial, "a", 4), 4.0);
+  EXPECT_EQ(ValueAt(*trial, "a", 1, Mode::kTrain), 1.0);
+  EXPECT_EQ(ValueAt(*trial, "a", 0, Mode::kEval), 2.0);
+  EXPECT_EQ(ValueAt(*trial, "b", 3), 30.0);
+  EXPECT_EQ(ValueAt(*trial, "b", 1, Mode::kTrain), 30.0);
+  EXPECT_EQ(ValueAt(*trial, "b", 1), 30.0);  // step 1 is (TRAIN, 1), which "b" has at step 3
   EXPECT_EQ(GetTrialError(trial->Value("b", 4).status()), TrialError::kTensorUnavailableForStep);
 }
 
@@ -166,16 +168,12 @@ TEST(TrialValueTest, GlobalModeEntriesAreFoundByTheirModeStep) {
   t.WriteEndMarker();
   std::unique_ptr<Trial> trial = OpenDir(t.root());
   ASSERT_NE(trial, nullptr);
-  const auto value_at = [&](const std::string& name, int64_t step, Mode mode = Mode::kGlobal) -> double {
-    StatusOr<TensorPtr> value = trial->Value(name, step, mode);
-    return value.ok() ? (*value)->ElementAsDouble(0) : -1.0;
-  };
-  EXPECT_EQ(value_at("g", 2), 50.0);  // (GLOBAL, 2) -> step 5
-  EXPECT_EQ(value_at("g", 5), 50.0);  // step 5 is (GLOBAL, 2) -> step 5
-  EXPECT_EQ(value_at("h", 4), 60.0);  // (GLOBAL, 4) -> step 6, not the TRAIN entry at step 4
-  EXPECT_EQ(value_at("h", 6), 60.0);
-  EXPECT_EQ(value_at("h", 2, Mode::kTrain), 40.0);
-  EXPECT_EQ(value_at("e", 2), 2.0);
+  EXPECT_EQ(ValueAt(*trial, "g", 2), 50.0);  // (GLOBAL, 2) -> step 5
+  EXPECT_EQ(ValueAt(*trial, "g", 5), 50.0);  // step 5 is (GLOBAL, 2) -> step 5
+  EXPECT_EQ(ValueAt(*trial, "h", 4), 60.0);  // (GLOBAL, 4) -> step 6, not the TRAIN entry at step 4
+  EXPECT_EQ(ValueAt(*trial, "h", 6), 60.0);
+  EXPECT_EQ(ValueAt(*trial, "h", 2, Mode::kTrain), 40.0);
+  EXPECT_EQ(ValueAt(*trial, "e", 2), 2.0);
   EXPECT_EQ(GetTrialError(trial->Value("g", 4).status()), TrialError::kTensorUnavailableForStep);
 }
 

@@ -81,7 +81,6 @@ litmus_status_t Guarded(litmus_ctx_t* ctx, const char* function, Body&& body) no
   }
 }
 
-// A plugin string as std::string; nullopt (after recording an error) if data is NULL with size > 0.
 // The plugin's string, borrowed for the call; nullopt (after recording LITMUS_INVALID_ARGUMENT)
 // for NULL data with a size.
 std::optional<std::string_view> ToView(litmus_ctx_t* ctx, litmus_str_t s, const char* function, const char* what) {
@@ -93,6 +92,7 @@ std::optional<std::string_view> ToView(litmus_ctx_t* ctx, litmus_str_t s, const 
   return s.size == 0 ? std::string_view() : std::string_view(s.data, s.size);
 }
 
+// The same as a std::string.
 std::optional<std::string> ToString(litmus_ctx_t* ctx, litmus_str_t s, const char* function, const char* what) {
   const std::optional<std::string_view> view = ToView(ctx, s, function, what);
   if (!view) return std::nullopt;
