@@ -245,11 +245,11 @@ std::vector<int64_t> TrialCatalog::TensorModeSteps(const std::string& name, Mode
   return out;
 }
 
-const WorkerEntries* TrialCatalog::EntriesAt(const TensorRecord& tensor, int64_t global_step, size_t position,
-                                             size_t known_steps) {
+const WorkerEntries* TrialCatalog::EntriesAt(const TensorRecord& tensor, KnownStep known) const {
+  const int64_t global_step = known->first;
   // A tensor's steps are a subset of the known steps: with as many, they are the same.
-  if (tensor.steps.size() == known_steps) {
-    const auto& [key, entries] = tensor.steps.item(position);
+  if (tensor.steps.size() == global_to_mode_.size()) {
+    const auto& [key, entries] = tensor.steps.item(static_cast<size_t>(known - global_to_mode_.begin()));
     return key == global_step ? &entries : nullptr;
   }
   const auto it = tensor.steps.find(global_step);
@@ -257,9 +257,8 @@ const WorkerEntries* TrialCatalog::EntriesAt(const TensorRecord& tensor, int64_t
 }
 
 const WorkerEntries* TrialCatalog::StepEntries(const TensorRecord& tensor, int64_t global_step) const {
-  const auto known = global_to_mode_.find(global_step);
-  if (known == global_to_mode_.end()) return nullptr;
-  return EntriesAt(tensor, global_step, static_cast<size_t>(known - global_to_mode_.begin()), global_to_mode_.size());
+  const KnownStep known = global_to_mode_.find(global_step);
+  return known == global_to_mode_.end() ? nullptr : EntriesAt(tensor, known);
 }
 
 std::optional<TrialCatalog::ResolvedStep> TrialCatalog::ResolveTensorStep(const TensorRecord& tensor,
@@ -268,12 +267,10 @@ std::optional<TrialCatalog::ResolvedStep> TrialCatalog::ResolveTensorStep(const 
   if (mode == Mode::kGlobal && tensor.mode_steps_unique) {
     // The usual case without the mode-step maps: the tensor was saved at global step `step` with
     // the (mode, mode step) of that step. As no two of its global steps share a (mode, mode
-    // step), mode_steps maps that pair to `step` itself.
-    const auto known = global_to_mode_.find(step);
-    if (known == global_to_mode_.end()) return std::nullopt;
-    const WorkerEntries* entries =
-        EntriesAt(tensor, step, static_cast<size_t>(known - global_to_mode_.begin()), global_to_mode_.size());
-    if (entries != nullptr) {
+    // step), mode_steps maps that pair to `step` itself. (An unknown step may still be the mode
+    // step of a GLOBAL-mode entry: the general path below decides.)
+    const KnownStep known = global_to_mode_.find(step);
+    if (const WorkerEntries* entries = known == global_to_mode_.end() ? nullptr : EntriesAt(tensor, known)) {
       const TensorEntry& entry = entries->front();
       const bool own_global = entry.mode == Mode::kGlobal && entry.mode_step == step;
       if (own_global || (!global_mode_entry && std::pair(entry.mode, entry.mode_step) == known->second)) {

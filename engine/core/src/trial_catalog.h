@@ -120,10 +120,11 @@ class TrialCatalog {
   std::optional<ResolvedStep> ResolveTensorStep(const TensorRecord& tensor, int64_t step, Mode mode) const;
 
  private:
-  // The entries of `tensor` at `global_step`, whose position among all known global steps is
-  // `position` (a tensor saved at every step has its entries at the same position), or nullptr.
-  static const WorkerEntries* EntriesAt(const TensorRecord& tensor, int64_t global_step, size_t position,
-                                        size_t known_steps);
+  // A known global step, as found in global_to_mode_.
+  using KnownStep = FlatMap<int64_t, std::pair<Mode, int64_t>>::const_iterator;
+  // The entries of `tensor` at the known step (found by the step's position among all known
+  // steps when the tensor has every one of them), or nullptr.
+  const WorkerEntries* EntriesAt(const TensorRecord& tensor, KnownStep known) const;
   // Grows a full per-tensor step map for the steps the refresh in progress can still add, at
   // once: a tensor saved at every step then does not reallocate (touching fresh memory each
   // time) while a trial with thousands of steps is opened. Capped, so that a tensor saved rarely

@@ -160,11 +160,13 @@ TEST(TrialValueTest, GlobalModeEntriesAreFoundByTheirModeStep) {
   SyntheticTrial t;
   t.WriteCollections({"worker_0"}, 1);
   // "g" has a GLOBAL-mode entry whose mode step (2) is not its global step (5); "h" has a TRAIN
-  // entry at step 4 and a GLOBAL entry with mode step 4 at step 6.
+  // entry at step 4 and a GLOBAL entry with mode step 4 at step 6; "k" at step 7 has mode step 3,
+  // which is no known global step.
   t.WriteStep(2, "worker_0", Mode::kEval, 0, {{"e", {2.0f}}});
   t.WriteStep(4, "worker_0", Mode::kTrain, 2, {{"h", {40.0f}}});
   t.WriteStep(5, "worker_0", Mode::kGlobal, 2, {{"g", {50.0f}}});
   t.WriteStep(6, "worker_0", Mode::kGlobal, 4, {{"h", {60.0f}}});
+  t.WriteStep(7, "worker_0", Mode::kGlobal, 3, {{"k", {70.0f}}});
   t.WriteEndMarker();
   std::unique_ptr<Trial> trial = OpenDir(t.root());
   ASSERT_NE(trial, nullptr);
@@ -175,6 +177,7 @@ TEST(TrialValueTest, GlobalModeEntriesAreFoundByTheirModeStep) {
   EXPECT_EQ(ValueAt(*trial, "h", 2, Mode::kTrain), 40.0);
   EXPECT_EQ(ValueAt(*trial, "e", 2), 2.0);
   EXPECT_EQ(GetTrialError(trial->Value("g", 4).status()), TrialError::kTensorUnavailableForStep);
+  EXPECT_EQ(ValueAt(*trial, "k", 3), 70.0);  // (GLOBAL, 3) -> step 7, though 3 is no global step
 }
 
 TEST(TrialValueTest, StoredReductionsAndShapesFold) {
