@@ -56,8 +56,8 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
     it->second.name = it->first;
     known = by_name_.emplace(it->first, &it->second).first;
   }
-  const std::string_view stable_name = known->first;  // tensors_'s key
   TensorRecord& record = *known->second;
+  const std::string_view stable_name = record.name;  // tensors_'s key
   if (index.mode != Mode::kGlobal && !record.HasEntriesIn(index.mode)) {
     tensors_for_mode_[index.mode].insert(stable_name);
   }
