@@ -1,8 +1,12 @@
 // Storage of the trial catalog's entries (trial_catalog.h). A trial of small tensors holds
-// hundreds of thousands of (tensor, step, worker) entries; allocating each one on its own (a map
-// node with its own worker key) made building the catalog mostly page faults and allocator calls.
-// - EntryArena owns every TensorEntry in large chunks. An entry never moves and lives as long as
-//   the arena: the reader keys its tensor cache by the address of an entry's index location.
+// hundreds of thousands of (tensor, step, worker) entries, so an entry is kept small: what all
+// entries of one index file share (worker, mode, mode step, event file) is stored once per file
+// (IndexFileInfo), the rare parts (a shape from shape_payload, stored reductions) behind a
+// pointer, and the tensor's name only on its record. Built from public TensorEntry values on
+// request (Trial::Entries). (The public struct took ~200 bytes plus a heap copy of the name per
+// entry; opening a 400k-entry trial was then mostly page faults.)
+// - EntryArena owns every CatalogEntry in large chunks. An entry never moves and lives as long as
+//   the arena: the reader keys its tensor cache by the address of an entry.
 // - WorkerEntries is one step of one tensor: pointers to its entries, one per worker, in worker
 //   order; the usual single worker needs no allocation at all.
 // Thread-compatible.
@@ -10,15 +14,70 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "litmus/engine/trial.h"
 
 namespace litmus::internal {
+
+// What every entry of one index file (one global step of one worker) shares.
+struct IndexFileInfo {
+  std::string worker;
+  Mode mode = Mode::kGlobal;
+  int64_t mode_step = 0;
+  // meta.event_file_name, relative to the trial root; never null. (A shared pointer because the
+  // public TensorEntry shares it.)
+  std::shared_ptr<const std::string> event_file;
+};
+
+// One (tensor, global step, worker) of the catalog.
+struct CatalogEntry {
+  // The parts few entries have.
+  struct Extras {
+    std::optional<std::vector<int64_t>> shape;  // from shape_payload
+    // Stored reductions folded onto the tensor: (reduction, abs) -> record location (under the
+    // "smdebug/reductions/..." name of the index).
+    std::map<std::pair<layout::Reduction, bool>, IndexEntry> stored_reductions;
+  };
+
+  const IndexFileInfo* file = nullptr;  // never null once the catalog created the entry
+  // The raw tensor record in file->event_file, if has_location.
+  uint64_t start_idx = 0;
+  uint64_t length = 0;
+  bool has_location = false;
+  std::unique_ptr<Extras> extras;  // null unless a shape or stored reduction was indexed
+
+  const std::string& worker() const { return file->worker; }
+  // The shape from shape_payload, or nullptr.
+  const std::vector<int64_t>* shape() const { return extras && extras->shape ? &*extras->shape : nullptr; }
+  bool has_stored_reductions() const { return extras && !extras->stored_reductions.empty(); }
+  Extras& MutableExtras() {
+    if (!extras) extras = std::make_unique<Extras>();
+    return *extras;
+  }
+  // The public form of this entry of tensor `name`.
+  TensorEntry ToTensorEntry(std::string_view name) const {
+    TensorEntry out;
+    out.worker = file->worker;
+    out.mode = file->mode;
+    out.mode_step = file->mode_step;
+    if (has_location) out.location = IndexEntry{std::string(name), start_idx, length};
+    out.event_file = file->event_file;
+    if (extras) {
+      out.shape = extras->shape;
+      out.stored_reductions = extras->stored_reductions;
+    }
+    return out;
+  }
+};
 
 class EntryArena {
  public:
@@ -27,40 +86,40 @@ class EntryArena {
   EntryArena& operator=(const EntryArena&) = delete;
 
   // A new default-constructed entry, valid until the arena is destroyed.
-  TensorEntry* New() {
+  CatalogEntry* New() {
     if (chunks_.empty() || used_ == kChunkEntries) {
-      chunks_.push_back(std::make_unique<TensorEntry[]>(kChunkEntries));
+      chunks_.push_back(std::make_unique<CatalogEntry[]>(kChunkEntries));
       used_ = 0;
     }
     return &chunks_.back()[used_++];
   }
   // The chunks, for a destructor that frees them on several threads.
-  std::vector<std::unique_ptr<TensorEntry[]>>& chunks() { return chunks_; }
+  std::vector<std::unique_ptr<CatalogEntry[]>>& chunks() { return chunks_; }
 
  private:
-  static constexpr size_t kChunkEntries = 2048;
-  std::vector<std::unique_ptr<TensorEntry[]>> chunks_;
+  static constexpr size_t kChunkEntries = 4096;
+  std::vector<std::unique_ptr<CatalogEntry[]>> chunks_;
   size_t used_ = 0;  // entries handed out from chunks_.back()
 };
 
 class WorkerEntries {
  public:
   // The entries, sorted by worker; never empty once a step has been created by the catalog.
-  std::span<TensorEntry* const> all() const {
+  std::span<CatalogEntry* const> all() const {
     if (!several_.empty()) return several_;
     return {&single_, single_ == nullptr ? 0u : 1u};
   }
   // The default worker's entry (the lexicographically smallest worker, as smdebug picks).
   // REQUIRES: !all().empty().
-  const TensorEntry& front() const { return *all().front(); }
+  const CatalogEntry& front() const { return *all().front(); }
   // The entry of `worker`, or nullptr. (A binary search: jobs with hundreds of workers exist.)
-  TensorEntry* Find(std::string_view worker) const {
-    const std::span<TensorEntry* const> entries = all();
+  CatalogEntry* Find(std::string_view worker) const {
+    const std::span<CatalogEntry* const> entries = all();
     const auto it = std::lower_bound(entries.begin(), entries.end(), worker, WorkerBefore);
-    return it != entries.end() && (*it)->worker == worker ? *it : nullptr;
+    return it != entries.end() && (*it)->worker() == worker ? *it : nullptr;
   }
   // Adds `entry` (of a worker not present yet) in worker order.
-  void Insert(TensorEntry* entry) {
+  void Insert(CatalogEntry* entry) {
     if (single_ == nullptr && several_.empty()) {
       single_ = entry;
       return;
@@ -71,16 +130,16 @@ class WorkerEntries {
       single_ = nullptr;
     }
     const auto position =
-        std::lower_bound(several_.begin(), several_.end(), entry->worker, WorkerBefore) - several_.begin();
+        std::lower_bound(several_.begin(), several_.end(), entry->worker(), WorkerBefore) - several_.begin();
     several_.push_back(entry);
     std::rotate(several_.begin() + position, several_.end() - 1, several_.end());
   }
 
  private:
-  static bool WorkerBefore(const TensorEntry* entry, std::string_view worker) { return entry->worker < worker; }
+  static bool WorkerBefore(const CatalogEntry* entry, std::string_view worker) { return entry->worker() < worker; }
 
-  TensorEntry* single_ = nullptr;       // the only entry, while there is one
-  std::vector<TensorEntry*> several_;  // every entry, once there are two or more
+  CatalogEntry* single_ = nullptr;       // the only entry, while there is one
+  std::vector<CatalogEntry*> several_;  // every entry, once there are two or more
 };
 
 }  // namespace litmus::internal

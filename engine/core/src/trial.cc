@@ -116,18 +116,33 @@ struct Trial::Impl {
   struct Resolved {
     int64_t global_step;
     const internal::TensorRecord* tensor;
-    const TensorEntry* entry;
+    const internal::CatalogEntry* entry;
   };
   StatusOr<Resolved> Resolve(std::string_view name, int64_t step, Mode mode,
                              const std::optional<std::string>& worker) const;
-  // Reads and decodes the record `location` of `entry` through the tensor cache.
-  StatusOr<TensorPtr> Read(std::string_view name, int64_t global_step, const TensorEntry& entry,
-                           const IndexEntry& location) const;
+  // A record of an entry's event file: its raw value or a stored reduction.
+  struct Record {
+    // The record's key in the tensor cache: the address of the catalog entry (raw value) or of
+    // its stored reduction's location, which stay put for the trial's life (catalog entries are
+    // never erased; a later index entry for the same tensor, step and worker overwrites it in
+    // place, as the key by name, step and worker did).
+    TensorCache::Key key;
+    uint64_t start_idx;
+    uint64_t length;
+    std::string_view name;  // the tensor's name in the index, for messages
+  };
+  // The raw value's record of `entry` (REQUIRES: entry.has_location), of tensor `name`.
+  static Record RawRecord(const internal::CatalogEntry& entry, std::string_view name) {
+    return {CacheKey(entry), entry.start_idx, entry.length, name};
+  }
+  static Record StoredRecord(const IndexEntry& location) {
+    return {reinterpret_cast<uintptr_t>(&location), location.start_idx, location.length, location.tensor_name};
+  }
+  static TensorCache::Key CacheKey(const internal::CatalogEntry& entry) { return reinterpret_cast<uintptr_t>(&entry); }
+  // Reads and decodes `record` of `entry` through the tensor cache.
+  StatusOr<TensorPtr> Read(std::string_view name, int64_t global_step, const internal::CatalogEntry& entry,
+                           const Record& record) const;
   Status Missing(std::string_view name, int64_t global_step, const std::string& what) const;
-  // The cache key of a record: the address of its index entry in the catalog, which stays put
-  // for the trial's life (catalog entries are never erased; a later index entry for the same
-  // tensor, step and worker overwrites it in place, as the key by name, step and worker did).
-  static TensorCache::Key CacheKey(const IndexEntry& location) { return reinterpret_cast<uintptr_t>(&location); }
 
   // A raw value Prefetch() reads: the entry's record, cached under `key`, and the reductions to
   // compute right after decoding it (a set of ReductionKey bits).
@@ -135,7 +150,7 @@ struct Trial::Impl {
     TensorCache::Key key;
     std::string_view name;
     int64_t global_step;
-    const TensorEntry* entry;
+    const internal::CatalogEntry* entry;
     uint32_t reductions;
     uint8_t* readable;  // set to 1 once decoded (Prefetch's out-parameter), or nullptr
   };
@@ -152,14 +167,14 @@ struct Trial::Impl {
   void ComputeReductions(const Tensor& value, uint32_t keys) const;
 
   // Where tensor_content started in the last large record read of each tensor (see Read).
-  size_t ContentOffsetHint(const std::string& tensor_name) const {
+  size_t ContentOffsetHint(std::string_view tensor_name) const {
     std::lock_guard<std::mutex> lock(offsets_mu);
-    const auto it = content_offsets.find(tensor_name);
+    const auto it = content_offsets.find(std::string(tensor_name));
     return it == content_offsets.end() ? 0 : it->second;
   }
-  void SetContentOffsetHint(const std::string& tensor_name, size_t offset) const {
+  void SetContentOffsetHint(std::string_view tensor_name, size_t offset) const {
     std::lock_guard<std::mutex> lock(offsets_mu);
-    content_offsets[tensor_name] = offset;
+    content_offsets[std::string(tensor_name)] = offset;
   }
   mutable std::mutex offsets_mu;
   mutable std::unordered_map<std::string, size_t> content_offsets;
@@ -363,7 +378,7 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(std::string_view name, int6
   }
   const internal::WorkerEntries& by_worker = *global->entries;
   if (worker) {
-    const TensorEntry* entry = by_worker.Find(*worker);
+    const internal::CatalogEntry* entry = by_worker.Find(*worker);
     if (entry == nullptr) {
       return TrialErrorStatus(TrialError::kInvalidWorker, "tensor '" + std::string(name) + "' at " +
                                                               StepText(step, mode) + ": worker '" +
@@ -383,12 +398,12 @@ Status Trial::Impl::Missing(std::string_view name, int64_t global_step, const st
 }
 
 StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step,
-                                      const TensorEntry& entry, const IndexEntry& location) const {
-  return cache.GetOrLoad(CacheKey(location), [&]() -> StatusOr<TensorPtr> {
-    const std::string path = Env::JoinPath(root, *entry.event_file);
+                                      const internal::CatalogEntry& entry, const Record& location) const {
+  return cache.GetOrLoad(location.key, [&]() -> StatusOr<TensorPtr> {
+    const std::string path = Env::JoinPath(root, *entry.file->event_file);
     if (location.length > kMaxRecordLength) {
       return DataLossError(path + ": index length " + std::to_string(location.length) + " of '" +
-                           location.tensor_name + "' at offset " + std::to_string(location.start_idx) +
+                           std::string(location.name) + "' at offset " + std::to_string(location.start_idx) +
                            " exceeds the largest possible record");
     }
     StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
@@ -403,7 +418,7 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
     const size_t length = static_cast<size_t>(location.length);
     size_t shift = 0;
     if (length >= kShiftedReadMinBytes) {
-      if (const size_t hint = ContentOffsetHint(location.tensor_name); hint != 0) {
+      if (const size_t hint = ContentOffsetHint(location.name); hint != 0) {
         shift = (kMaxAlignment - hint % kMaxAlignment) % kMaxAlignment;
       }
     }
@@ -417,8 +432,8 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
     }
     size_t content_offset = 0;
     StatusOr<TensorPtr> decoded = DecodeTensorRecord(std::move(buffer), record, path, location.start_idx,
-                                                     location.tensor_name, nullptr, &content_offset);
-    if (decoded.ok() && length >= kShiftedReadMinBytes) SetContentOffsetHint(location.tensor_name, content_offset);
+                                                     location.name, nullptr, &content_offset);
+    if (decoded.ok() && length >= kShiftedReadMinBytes) SetContentOffsetHint(location.name, content_offset);
     return decoded;
   });
 }
@@ -452,7 +467,7 @@ void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
 
 void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const {
   const auto read_alone = [this](const Wanted& w) {
-    const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, *w.entry->location);
+    const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, RawRecord(*w.entry, w.name));
     if (!value.ok()) return;
     ComputeReductions(**value, w.reductions);
     if (w.readable != nullptr) *w.readable = 1;
@@ -465,7 +480,7 @@ void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted
   }
   const RandomAccessFile::Coalescing limits = (*file)->coalescing();
   std::sort(wanted.begin(), wanted.end(), [](const Wanted& a, const Wanted& b) {
-    return a.entry->location->start_idx < b.entry->location->start_idx;
+    return a.entry->start_idx < b.entry->start_idx;
   });
   // Runs of records that are small enough, close enough and fit one read; a run of one record
   // takes the ordinary path (which also reads large records alone).
@@ -474,9 +489,9 @@ void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted
   for (size_t i = 1; i <= wanted.size(); ++i) {
     bool extend = false;
     if (i < wanted.size()) {
-      const IndexEntry& prev = *wanted[i - 1].entry->location;
-      const IndexEntry& next = *wanted[i].entry->location;
-      const uint64_t run_begin = wanted[first].entry->location->start_idx;
+      const internal::CatalogEntry& prev = *wanted[i - 1].entry;
+      const internal::CatalogEntry& next = *wanted[i].entry;
+      const uint64_t run_begin = wanted[first].entry->start_idx;
       const uint64_t prev_end = prev.start_idx + prev.length;
       extend = prev.length <= limits.max_record_bytes && next.length <= limits.max_record_bytes &&
                next.length <= kMaxRecordLength && next.start_idx >= prev_end &&
@@ -497,8 +512,8 @@ void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted
 }
 
 void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file, std::span<const Wanted> run) const {
-  const uint64_t begin = run.front().entry->location->start_idx;
-  const uint64_t end = run.back().entry->location->start_idx + run.back().entry->location->length;
+  const uint64_t begin = run.front().entry->start_idx;
+  const uint64_t end = run.back().entry->start_idx + run.back().entry->length;
   const size_t size = static_cast<size_t>(end - begin);
   std::shared_ptr<std::byte[]> buffer(new std::byte[size]);
   const StatusOr<size_t> read = file.Read(begin, std::span<std::byte>(buffer.get(), size));
@@ -506,9 +521,9 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
   std::vector<std::pair<TensorCache::Key, TensorPtr>> decoded;
   decoded.reserve(run.size());
   for (const Wanted& w : run) {
-    const IndexEntry& location = *w.entry->location;
-    const std::span<std::byte> record(buffer.get() + (location.start_idx - begin), static_cast<size_t>(location.length));
-    StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, location.start_idx, location.tensor_name);
+    const internal::CatalogEntry& entry = *w.entry;
+    const std::span<std::byte> record(buffer.get() + (entry.start_idx - begin), static_cast<size_t>(entry.length));
+    StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, entry.start_idx, w.name);
     if (!tensor.ok()) continue;
     ComputeReductions(**tensor, w.reductions);
     if (w.readable != nullptr) *w.readable = 1;
@@ -656,20 +671,20 @@ std::vector<TensorEntry> Trial::Entries(const std::string& name, int64_t global_
   if (tensor == nullptr) return out;
   const auto it = tensor->steps.find(global_step);
   if (it == tensor->steps.end()) return out;
-  for (const TensorEntry* entry : it->second.all()) out.push_back(*entry);
+  for (const internal::CatalogEntry* entry : it->second.all()) out.push_back(entry->ToTensorEntry(tensor->name));
   return out;
 }
 
 StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
                                  const std::optional<std::string>& worker) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
-  const TensorEntry& entry = *resolved.entry;
-  if (!entry.location) {
+  const internal::CatalogEntry& entry = *resolved.entry;
+  if (!entry.has_location) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": no raw value saved" +
-                                (entry.stored_reductions.empty() ? "" : " (only reductions)"));
+                                (entry.has_stored_reductions() ? " (only reductions)" : ""));
   }
-  return impl_->Read(name, resolved.global_step, entry, *entry.location);
+  return impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name));
 }
 
 void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<uint8_t>* readable) const {
@@ -681,9 +696,9 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<uint8_t>* 
   for (size_t k = 0; k < keys.size(); ++k) {
     const auto& [name, step] = keys[k];
     StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
-    if (!resolved.ok() || !resolved->entry->location) continue;
-    const TensorEntry& entry = *resolved->entry;
-    const TensorCache::Key key = Impl::CacheKey(*entry.location);
+    if (!resolved.ok() || !resolved->entry->has_location) continue;
+    const internal::CatalogEntry& entry = *resolved->entry;
+    const TensorCache::Key key = Impl::CacheKey(entry);
     wanted.push_back({key, name, resolved->global_step, &entry,
                       resolved->tensor->reductions_asked.load(std::memory_order_relaxed),
                       readable != nullptr ? readable->data() + k : nullptr});
@@ -701,7 +716,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<uint8_t>* 
       if (wanted[i].readable != nullptr && presence[i] == TensorCache::Presence::kCached) *wanted[i].readable = 1;
       continue;
     }
-    const std::string_view file = *wanted[i].entry->event_file;  // (views the catalog's string)
+    const std::string_view file = *wanted[i].entry->file->event_file;  // (views the catalog's string)
     if (group == SIZE_MAX || by_file[group].first != file) {
       const auto [it, inserted] = group_of.try_emplace(file, by_file.size());
       if (inserted) by_file.emplace_back(file, std::vector<Impl::Wanted>());
@@ -721,8 +736,8 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
     if (tensor == nullptr) continue;
     const internal::WorkerEntries* entries = impl_->catalog.StepEntries(*tensor, step);
     if (entries == nullptr) continue;
-    for (const TensorEntry* entry : entries->all()) {
-      if (entry->location) cache_keys.push_back(Impl::CacheKey(*entry->location));
+    for (const internal::CatalogEntry* entry : entries->all()) {
+      if (entry->has_location) cache_keys.push_back(Impl::CacheKey(*entry));
     }
   }
   impl_->cache.EraseAll(cache_keys);
@@ -731,17 +746,21 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
 StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::Reduction r, bool abs,
                                   Mode mode, const std::optional<std::string>& worker) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
-  const TensorEntry& entry = *resolved.entry;
-  if (const auto it = entry.stored_reductions.find({r, abs}); it != entry.stored_reductions.end()) {
-    LITMUS_ASSIGN_OR_RETURN(TensorPtr stored, impl_->Read(name, resolved.global_step, entry, it->second));
-    return StoredReductionValue(*stored);
+  const internal::CatalogEntry& entry = *resolved.entry;
+  if (entry.has_stored_reductions()) {
+    const auto& stored_reductions = entry.extras->stored_reductions;
+    if (const auto it = stored_reductions.find({r, abs}); it != stored_reductions.end()) {
+      LITMUS_ASSIGN_OR_RETURN(TensorPtr stored,
+                              impl_->Read(name, resolved.global_step, entry, Impl::StoredRecord(it->second)));
+      return StoredReductionValue(*stored);
+    }
   }
-  if (!entry.location) {
+  if (!entry.has_location) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a raw value nor a stored " +
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
-  LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, *entry.location));
+  LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name)));
   // (Read first: the bit is usually set already, and a read-modify-write would take the cache
   // line from the reading threads every time.)
   const uint32_t asked = uint32_t{1} << Impl::ReductionKey(r, abs);
@@ -754,13 +773,13 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
 StatusOr<std::vector<int64_t>> Trial::Shape(std::string_view name, int64_t step, Mode mode,
                                             const std::optional<std::string>& worker) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
-  const TensorEntry& entry = *resolved.entry;
-  if (entry.shape) return *entry.shape;
-  if (!entry.location) {
+  const internal::CatalogEntry& entry = *resolved.entry;
+  if (const std::vector<int64_t>* shape = entry.shape()) return *shape;
+  if (!entry.has_location) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a shape nor a raw value saved");
   }
-  LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, *entry.location));
+  LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name)));
   return value->shape();
 }
 

@@ -27,7 +27,7 @@ std::vector<std::string> SetToVector(const Set& set) {
 }  // namespace
 
 TrialCatalog::~TrialCatalog() {
-  std::vector<std::unique_ptr<TensorEntry[]>>& chunks = entries_.chunks();
+  std::vector<std::unique_ptr<CatalogEntry[]>>& chunks = entries_.chunks();
   tbb::parallel_for(size_t{0}, chunks.size(), [&chunks](size_t i) { chunks[i].reset(); });
 }
 
@@ -44,9 +44,7 @@ void TrialCatalog::NoteStep(int64_t global_step, const std::string& worker, Mode
   }
 }
 
-TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step,
-                                    const std::string& worker, const IndexFile& index,
-                                    const std::shared_ptr<const std::string>& event_file) {
+CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step, const IndexFileInfo* file) {
   // smdebug records the *unfolded* index name in its per-step and per-mode name maps, so
   // tensor_names(step=...) would list "smdebug/reductions/..." names; we list the folded tensor,
   // consistently with tensor_names() (no fixture has stored reductions).
@@ -58,25 +56,22 @@ TensorEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step
   }
   TensorRecord& record = *known->second;
   const std::string_view stable_name = record.name;  // tensors_'s key
-  if (index.mode != Mode::kGlobal && !record.HasEntriesIn(index.mode)) {
-    tensors_for_mode_[index.mode].insert(stable_name);
+  if (file->mode != Mode::kGlobal && !record.HasEntriesIn(file->mode)) {
+    tensors_for_mode_[file->mode].insert(stable_name);
   }
-  record.modes_seen |= TensorRecord::ModeBit(index.mode);
+  record.modes_seen |= TensorRecord::ModeBit(file->mode);
   GrowForFilesAhead(record.steps);
   GrowForFilesAhead(record.mode_steps);
-  if (const auto [it, inserted] = record.mode_steps.try_emplace({index.mode, index.mode_step}, global_step);
+  if (const auto [it, inserted] = record.mode_steps.try_emplace({file->mode, file->mode_step}, global_step);
       !inserted && it->second != global_step) {
     record.mode_steps_unique = false;
   }
   auto [step_it, new_step] = record.steps.try_emplace(global_step);
   if (new_step) tensors_for_step_[global_step].push_back(stable_name);
   WorkerEntries& by_worker = step_it->second;
-  if (TensorEntry* known_entry = new_step ? nullptr : by_worker.Find(worker)) return *known_entry;
-  TensorEntry& entry = *entries_.New();
-  entry.worker = worker;
-  entry.mode = index.mode;
-  entry.mode_step = index.mode_step;
-  entry.event_file = event_file;
+  if (CatalogEntry* known_entry = new_step ? nullptr : by_worker.Find(file->worker)) return *known_entry;
+  CatalogEntry& entry = *entries_.New();
+  entry.file = file;
   by_worker.Insert(&entry);
   return entry;
 }
@@ -88,14 +83,15 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
   if (!index.tensor_payload.empty() || !index.shape_payload.empty()) {
     NoteStep(global_step, worker, index.mode, index.mode_step);
   }
-  // Every entry of the file shares one copy of its event file's name.
-  const auto event_file = std::make_shared<const std::string>(index.event_file_name.value_or(""));
+  const IndexFileInfo* file = &index_files_.emplace_back(
+      IndexFileInfo{worker, index.mode, index.mode_step,
+                    std::make_shared<const std::string>(index.event_file_name.value_or(""))});
   for (IndexEntry& item : index.tensor_payload) {
     if (item.tensor_name.find("smdebug/reductions/") != std::string::npos) {
       if (std::optional<layout::ParsedReductionName> reduction =
               layout::ParseReductionTensorName(item.tensor_name)) {
-        TensorEntry& entry = EntryFor(reduction->tensor, global_step, worker, index, event_file);
-        entry.stored_reductions[{reduction->reduction, reduction->abs}] = std::move(item);
+        CatalogEntry& entry = EntryFor(reduction->tensor, global_step, file);
+        entry.MutableExtras().stored_reductions[{reduction->reduction, reduction->abs}] = std::move(item);
         continue;
       }
       warnings->push_back("step " + std::to_string(global_step) + " worker " + worker +
@@ -103,13 +99,15 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
                           "' kept as a tensor of its own");
     }
     // A later entry for the same (name, step, worker) replaces the location, as in smdebug.
-    // (Assigned in place if engaged: its address is the reader's cache key.)
-    TensorEntry& entry = EntryFor(item.tensor_name, global_step, worker, index, event_file);
-    entry.location = std::move(item);
+    // (Assigned in place: the entry's address is the reader's cache key.)
+    CatalogEntry& entry = EntryFor(item.tensor_name, global_step, file);
+    entry.start_idx = item.start_idx;
+    entry.length = item.length;
+    entry.has_location = true;
   }
   for (ShapeEntry& shape : index.shape_payload) {
     // Kept beside the location, never instead of it (trial-format.md §4.3 [rec]).
-    EntryFor(shape.tensor_name, global_step, worker, index, event_file).shape = std::move(shape.shape);
+    EntryFor(shape.tensor_name, global_step, file).MutableExtras().shape = std::move(shape.shape);
   }
 }
 
@@ -271,9 +269,9 @@ std::optional<TrialCatalog::ResolvedStep> TrialCatalog::ResolveTensorStep(const 
     // step of a GLOBAL-mode entry: the general path below decides.)
     const KnownStep known = global_to_mode_.find(step);
     if (const WorkerEntries* entries = known == global_to_mode_.end() ? nullptr : EntriesAt(tensor, known)) {
-      const TensorEntry& entry = entries->front();
-      const bool own_global = entry.mode == Mode::kGlobal && entry.mode_step == step;
-      if (own_global || (!global_mode_entry && std::pair(entry.mode, entry.mode_step) == known->second)) {
+      const IndexFileInfo& file = *entries->front().file;
+      const bool own_global = file.mode == Mode::kGlobal && file.mode_step == step;
+      if (own_global || (!global_mode_entry && std::pair(file.mode, file.mode_step) == known->second)) {
         return ResolvedStep{step, entries};
       }
     }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -137,12 +138,12 @@ class TrialCatalog {
     map.reserve(map.size() + std::max({std::min(files_ahead_, kMaxStepsAhead) + 1, map.size(), size_t{4}}));
   }
   void NoteStep(int64_t global_step, const std::string& worker, Mode mode, int64_t mode_step);
-  // The entry of (name, global_step, worker), created with the index file's mode and its shared
-  // `event_file` if new.
-  TensorEntry& EntryFor(const std::string& name, int64_t global_step, const std::string& worker,
-                        const IndexFile& index, const std::shared_ptr<const std::string>& event_file);
+  // The entry of (name, global_step, file->worker), created as an entry of index file `file` if
+  // new.
+  CatalogEntry& EntryFor(const std::string& name, int64_t global_step, const IndexFileInfo* file);
 
-  EntryArena entries_;  // every TensorEntry of tensors_
+  EntryArena entries_;                   // every CatalogEntry of tensors_
+  std::deque<IndexFileInfo> index_files_;  // what the entries of each index file share
   size_t files_ahead_ = 0;
   int64_t num_workers_ = 0;
   bool loaded_all_steps_ = false;
