@@ -1,8 +1,9 @@
 // libFuzzer target for the trial's JSON parsers: every input is parsed both as an index file
 // (ParseIndexJson) and as a collections file (ParseCollectionsJson, then MakeCollection, which
 // compiles the include_regex patterns through the Python-regex translator and PCRE2, and runs
-// them once). Invariants checked: parsing never crashes, the streaming index parser returns
-// exactly what the DOM-based reference parser does (tests/support/index_json_reference.h), an
+// them once). Invariants checked: parsing never crashes, the streaming index parser (and its
+// fast path for smdebug's layout, whenever it takes the input) returns exactly what the
+// DOM-based reference parser does (tests/support/index_json_reference.h), an
 // accepted index file has a safe event_file_name and in-range offsets, and accepted reductions
 // parse again.
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "canonical_index_parser.h"
 #include "collections_parser.h"
 #include "index_parser.h"
 #include "python_regex.h"
@@ -29,6 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   litmus::StatusOr<litmus::IndexFile> index = litmus::ParseIndexJson(text, "fuzz.json");
   const litmus::StatusOr<litmus::IndexFile> reference = litmus::testing::ParseIndexJsonReference(text, "fuzz.json");
   Check(litmus::testing::DescribeIndexResult(index) == litmus::testing::DescribeIndexResult(reference));
+  if (const std::optional<litmus::IndexFile> canonical = litmus::ParseCanonicalIndexJson(text)) {
+    Check(litmus::testing::DescribeIndexResult(litmus::StatusOr<litmus::IndexFile>(*canonical)) ==
+          litmus::testing::DescribeIndexResult(reference));
+  }
   if (index.ok()) {
     Check(index->mode_step >= 0);
     Check(!index->event_file_name || litmus::SafeRelativePath(*index->event_file_name));

@@ -1,8 +1,8 @@
-// Index JSON parsing (index_parser.h), streaming: a SAX parser (ScanSimpleJson for the plain
-// JSON training jobs write, else nlohmann_json's) feeds a small state machine that fills the
-// IndexFile directly, instead of building a DOM (one std::map and several strings per entry)
-// and walking it; every trial refresh parses thousands of these. The
-// validation is that of the DOM-based parser it replaced, which the tests keep as an oracle
+// Index JSON parsing (index_parser.h). The layout smdebug writes takes a one-pass fast path
+// (canonical_index_parser.h); everything else is parsed streaming: a SAX parser (ScanSimpleJson
+// for the plain JSON training jobs write, else nlohmann_json's) feeds a small state machine that
+// fills the IndexFile directly, instead of building a DOM (one std::map and several strings per
+// entry) and walking it; every trial refresh parses thousands of these. The validation is that of the DOM-based parser it replaced, which the tests keep as an oracle
 // (tests/support/index_json_reference.h): same result, same first error, for every input.
 // Duplicate keys behave as in a DOM: the last occurrence wins. No exceptions are used.
 #include "index_parser.h"
@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "canonical_index_parser.h"
 #include "litmus/format/mode.h"
 #include "simple_json_scanner.h"
 
@@ -399,6 +400,8 @@ bool SafeRelativePath(std::string_view path) {
 }
 
 StatusOr<IndexFile> ParseIndexJson(std::string_view json, std::string_view file_name) {
+  // The files smdebug writes, in one pass (canonical_index_parser.h).
+  if (std::optional<IndexFile> canonical = ParseCanonicalIndexJson(json)) return *std::move(canonical);
   // The fast scanner takes the files training jobs write; anything it does not take (escapes,
   // non-ASCII names, floats, syntax errors) nlohmann parses again from the start.
   {

@@ -1,7 +1,10 @@
 // Differential tests of the streaming ParseIndexJson against the DOM-based reference parser
 // (tests/support/index_json_reference.h): on every fixture index file, on hand-written edge
 // cases (duplicate keys, wrong types at every level, nesting) and on many deterministic
-// mutations of real index files, both must return the same IndexFile or the same error.
+// mutations of real index files, both must return the same IndexFile or the same error. The
+// fast path for smdebug's own layout (ParseCanonicalIndexJson) is also checked on its own:
+// whatever it accepts, the reference parser returns alike, and it does accept the files smdebug
+// wrote (else the fast path would silently never run).
 #include <cstdint>
 #include <random>
 #include <string>
@@ -9,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "canonical_index_parser.h"
 #include "index_parser.h"
 #include "support/index_json_inputs.h"
 #include "support/index_json_reference.h"
@@ -29,12 +33,74 @@ constexpr std::string_view kFile = "index/000000000/000000000003_worker_0.json";
   return ::testing::AssertionSuccess();
 }
 
+// Returns true when the canonical fast path declines `json` or returns what the reference
+// parser does; counts the inputs it accepted.
+::testing::AssertionResult CanonicalAgrees(const std::string& json, int* accepted = nullptr) {
+  const std::optional<IndexFile> canonical = ParseCanonicalIndexJson(json);
+  if (!canonical) return ::testing::AssertionSuccess();
+  if (accepted != nullptr) ++*accepted;
+  const std::string a = testing::DescribeIndexResult(StatusOr<IndexFile>(*canonical));
+  const std::string b = testing::DescribeIndexResult(testing::ParseIndexJsonReference(json, kFile));
+  if (a != b) return ::testing::AssertionFailure() << "input: " << json << "\ncanonical: " << a << "\nreference: " << b;
+  return ::testing::AssertionSuccess();
+}
+
 TEST(IndexParserDiffTest, FixtureIndexFiles) {
   const std::vector<std::string> files = testing::FixtureIndexFileTexts();
   ASSERT_GT(files.size(), 20u);
   int accepted = 0;
   for (const std::string& json : files) EXPECT_TRUE(Agree(json, &accepted));
   EXPECT_EQ(accepted, static_cast<int>(files.size())) << "every fixture index file is valid";
+  int canonical = 0;
+  for (const std::string& json : files) EXPECT_TRUE(CanonicalAgrees(json, &canonical));
+  EXPECT_EQ(canonical, static_cast<int>(files.size())) << "smdebug's files take the fast path";
+}
+
+TEST(IndexParserDiffTest, CanonicalFastPathTakesOnlyItsLayout) {
+  const std::string meta = R"("meta": {"mode": "EVAL", "mode_step": 3, "event_file_name": "events/a.tfevents"})";
+  const std::string entry = R"({"tensorname": "a/b", "start_idx": 0, "length": 20})";
+  const std::vector<std::string> taken = {
+      "{" + meta + R"(, "tensor_payload": [], "shape_payload": []})",
+      "{" + meta + R"(, "tensor_payload": []})",
+      "{" + meta + R"(, "tensor_payload": [)" + entry + ", " + entry + R"(], "shape_payload": []})",
+      " \n\t{\r\n" + meta + ",\n  \"tensor_payload\" :\n [ " + entry + " ]\n}\n ",
+      R"({"meta": {"mode": "GLOBAL", "mode_step": 9223372036854775807, "event_file_name": "e"}, "tensor_payload": [{"tensorname": "", "start_idx": 9999999999999999983, "length": 16}]})",
+  };
+  for (const std::string& json : taken) {
+    EXPECT_TRUE(ParseCanonicalIndexJson(json).has_value()) << json;
+    EXPECT_TRUE(CanonicalAgrees(json)) << json;
+    EXPECT_TRUE(Agree(json)) << json;
+  }
+  const std::vector<std::string> declined = {
+      "",
+      "{" + meta + "}",
+      "{" + meta + R"(, "shape_payload": [], "tensor_payload": []})",
+      "{" + meta + R"(, "tensor_payload": [], "shape_payload": [{"tensorname": "a", "shape": [1]}]})",
+      "{" + meta + R"(, "tensor_payload": [], "x": 1})",
+      "{" + meta + R"(, "tensor_payload": [{"start_idx": 0, "tensorname": "a", "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 20, "x": 1}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a\u0062", "start_idx": 0, "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 15}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 18446744073709551599, "length": 16}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 18446744073709551600, "length": 16}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 00, "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 1.0, "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 1e2, "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": -1, "length": 20}]})",
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a", "start_idx": 0, "length": 20},]})",
+      "{" + meta + R"(, "tensor_payload": []} x)",
+      "{" + meta + R"(, "tensor_payload": [],})",
+      R"({"meta": {"mode": "BOGUS", "mode_step": 3, "event_file_name": "e"}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 9223372036854775808, "event_file_name": "e"}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 3, "event_file_name": "../e"}, "tensor_payload": []})",
+      R"({"meta": {"mode": "EVAL", "mode_step": 3}, "tensor_payload": []})",
+      R"({"meta": {"mode_step": 3, "mode": "EVAL", "event_file_name": "e"}, "tensor_payload": []})",
+      "{\"meta\": {\"mode\": \"EVAL\", \"mode_step\": 3, \"event_file_name\": \"e\xc3\xa9\"}, \"tensor_payload\": []}",
+  };
+  for (const std::string& json : declined) {
+    EXPECT_FALSE(ParseCanonicalIndexJson(json).has_value()) << json;
+    EXPECT_TRUE(Agree(json)) << json;
+  }
 }
 
 TEST(IndexParserDiffTest, EdgeCases) {
@@ -117,16 +183,21 @@ TEST(IndexParserDiffTest, MutatedFixtureFiles) {
                                            "18446744073709551615", "\"tensorname\": 1"};
   std::mt19937_64 rng(20261125);
   int accepted = 0;
+  int canonical = 0;
   int runs = 0;
   for (int i = 0; i < 20000; ++i) {
     const std::string json = testing::MutatedJson(files[rng() % files.size()], tokens, rng);
     ++runs;
     ASSERT_TRUE(Agree(json, &accepted));
+    ASSERT_TRUE(CanonicalAgrees(json, &canonical));
   }
   EXPECT_EQ(runs, 20000);
   // Some mutations keep the file valid (e.g. inside a tensor name), most do not: both kinds occur.
   EXPECT_GT(accepted, 100);
   EXPECT_LT(accepted, runs);
+  // Some of the valid ones keep smdebug's layout, some do not.
+  EXPECT_GT(canonical, 50);
+  EXPECT_LT(canonical, accepted);
 }
 
 }  // namespace
