@@ -8,7 +8,7 @@
 // - EntryArena owns every CatalogEntry in large chunks. An entry never moves and lives as long as
 //   the arena: the reader keys its tensor cache by the address of an entry.
 // - WorkerEntries is one step of one tensor: pointers to its entries, one per worker, in worker
-//   order; the usual single worker needs no allocation at all.
+//   order, in one pointer's space; the usual single worker needs no allocation at all.
 // Thread-compatible.
 #pragma once
 
@@ -49,12 +49,13 @@ struct CatalogEntry {
   };
 
   const IndexFileInfo* file = nullptr;  // never null once the catalog created the entry
-  // The raw tensor record in file->event_file, if has_location.
+  // The raw tensor record in file->event_file, if has_location(). (A record is at least 16
+  // bytes, which the index parser checks: length 0 stands for "no raw value".)
   uint64_t start_idx = 0;
   uint64_t length = 0;
-  bool has_location = false;
   std::unique_ptr<Extras> extras;  // null unless a shape or stored reduction was indexed
 
+  bool has_location() const { return length != 0; }
   const std::string& worker() const { return file->worker; }
   // The shape from shape_payload, or nullptr.
   const std::vector<int64_t>* shape() const { return extras && extras->shape ? &*extras->shape : nullptr; }
@@ -69,7 +70,7 @@ struct CatalogEntry {
     out.worker = file->worker;
     out.mode = file->mode;
     out.mode_step = file->mode_step;
-    if (has_location) out.location = IndexEntry{std::string(name), start_idx, length};
+    if (has_location()) out.location = IndexEntry{std::string(name), start_idx, length};
     out.event_file = file->event_file;
     if (extras) {
       out.shape = extras->shape;
@@ -104,10 +105,24 @@ class EntryArena {
 
 class WorkerEntries {
  public:
+  WorkerEntries() = default;
+  // Movable (the step maps move their elements as they grow), not copyable: it may own the list.
+  WorkerEntries(WorkerEntries&& other) noexcept : head_(std::exchange(other.head_, nullptr)) {}
+  WorkerEntries& operator=(WorkerEntries&& other) noexcept {
+    if (this != &other) {
+      delete several();
+      head_ = std::exchange(other.head_, nullptr);
+    }
+    return *this;
+  }
+  WorkerEntries(const WorkerEntries&) = delete;
+  WorkerEntries& operator=(const WorkerEntries&) = delete;
+  ~WorkerEntries() { delete several(); }
+
   // The entries, sorted by worker; never empty once a step has been created by the catalog.
   std::span<CatalogEntry* const> all() const {
-    if (!several_.empty()) return several_;
-    return {&single_, single_ == nullptr ? 0u : 1u};
+    if (const std::vector<CatalogEntry*>* list = several()) return *list;
+    return {&head_, head_ == nullptr ? 0u : 1u};
   }
   // The default worker's entry (the lexicographically smallest worker, as smdebug picks).
   // REQUIRES: !all().empty().
@@ -120,26 +135,34 @@ class WorkerEntries {
   }
   // Adds `entry` (of a worker not present yet) in worker order.
   void Insert(CatalogEntry* entry) {
-    if (single_ == nullptr && several_.empty()) {
-      single_ = entry;
+    if (head_ == nullptr) {
+      head_ = entry;
       return;
     }
-    if (several_.empty()) {
-      several_.reserve(4);
-      several_.push_back(single_);
-      single_ = nullptr;
+    std::vector<CatalogEntry*>* list = several();
+    if (list == nullptr) {
+      list = new std::vector<CatalogEntry*>{head_};
+      list->reserve(4);
+      head_ = reinterpret_cast<CatalogEntry*>(reinterpret_cast<uintptr_t>(list) | kSeveral);
     }
-    const auto position =
-        std::lower_bound(several_.begin(), several_.end(), entry->worker(), WorkerBefore) - several_.begin();
-    several_.push_back(entry);
-    std::rotate(several_.begin() + position, several_.end() - 1, several_.end());
+    const auto position = std::lower_bound(list->begin(), list->end(), entry->worker(), WorkerBefore) - list->begin();
+    list->push_back(entry);
+    std::rotate(list->begin() + position, list->end() - 1, list->end());
   }
 
  private:
+  static_assert(alignof(CatalogEntry) > 1 && alignof(std::vector<CatalogEntry*>) > 1, "the low bit is free");
+  static constexpr uintptr_t kSeveral = 1;
   static bool WorkerBefore(const CatalogEntry* entry, std::string_view worker) { return entry->worker() < worker; }
+  std::vector<CatalogEntry*>* several() const {
+    const auto bits = reinterpret_cast<uintptr_t>(head_);
+    return (bits & kSeveral) != 0 ? reinterpret_cast<std::vector<CatalogEntry*>*>(bits & ~kSeveral) : nullptr;
+  }
 
-  CatalogEntry* single_ = nullptr;       // the only entry, while there is one
-  std::vector<CatalogEntry*> several_;  // every entry, once there are two or more
+  // One pointer, so that the common single-worker step costs 8 bytes in its tensor's step map:
+  // null (no entry yet), the only entry, or, with the low bit set, the list of every entry
+  // (owned) once there are two or more.
+  CatalogEntry* head_ = nullptr;
 };
 
 }  // namespace litmus::internal

@@ -131,7 +131,7 @@ struct Trial::Impl {
     uint64_t length;
     std::string_view name;  // the tensor's name in the index, for messages
   };
-  // The raw value's record of `entry` (REQUIRES: entry.has_location), of tensor `name`.
+  // The raw value's record of `entry` (REQUIRES: entry.has_location()), of tensor `name`.
   static Record RawRecord(const internal::CatalogEntry& entry, std::string_view name) {
     return {CacheKey(entry), entry.start_idx, entry.length, name};
   }
@@ -679,7 +679,7 @@ StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
                                  const std::optional<std::string>& worker) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
   const internal::CatalogEntry& entry = *resolved.entry;
-  if (!entry.has_location) {
+  if (!entry.has_location()) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": no raw value saved" +
                                 (entry.has_stored_reductions() ? " (only reductions)" : ""));
@@ -696,7 +696,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<uint8_t>* 
   for (size_t k = 0; k < keys.size(); ++k) {
     const auto& [name, step] = keys[k];
     StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
-    if (!resolved.ok() || !resolved->entry->has_location) continue;
+    if (!resolved.ok() || !resolved->entry->has_location()) continue;
     const internal::CatalogEntry& entry = *resolved->entry;
     const TensorCache::Key key = Impl::CacheKey(entry);
     wanted.push_back({key, name, resolved->global_step, &entry,
@@ -737,7 +737,7 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
     const internal::WorkerEntries* entries = impl_->catalog.StepEntries(*tensor, step);
     if (entries == nullptr) continue;
     for (const internal::CatalogEntry* entry : entries->all()) {
-      if (entry->has_location) cache_keys.push_back(Impl::CacheKey(*entry));
+      if (entry->has_location()) cache_keys.push_back(Impl::CacheKey(*entry));
     }
   }
   impl_->cache.EraseAll(cache_keys);
@@ -755,7 +755,7 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
       return StoredReductionValue(*stored);
     }
   }
-  if (!entry.has_location) {
+  if (!entry.has_location()) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a raw value nor a stored " +
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
@@ -775,7 +775,7 @@ StatusOr<std::vector<int64_t>> Trial::Shape(std::string_view name, int64_t step,
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
   const internal::CatalogEntry& entry = *resolved.entry;
   if (const std::vector<int64_t>* shape = entry.shape()) return *shape;
-  if (!entry.has_location) {
+  if (!entry.has_location()) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a shape nor a raw value saved");
   }

@@ -67,7 +67,6 @@ CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_ste
     record.mode_steps_unique = false;
   }
   auto [step_it, new_step] = record.steps.try_emplace(global_step);
-  if (new_step) tensors_for_step_[global_step].push_back(stable_name);
   WorkerEntries& by_worker = step_it->second;
   if (CatalogEntry* known_entry = new_step ? nullptr : by_worker.Find(file->worker)) return *known_entry;
   CatalogEntry& entry = *entries_.New();
@@ -102,8 +101,7 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
     // (Assigned in place: the entry's address is the reader's cache key.)
     CatalogEntry& entry = EntryFor(item.tensor_name, global_step, file);
     entry.start_idx = item.start_idx;
-    entry.length = item.length;
-    entry.has_location = true;
+    entry.length = item.length;  // (>= 16: the parser checked; 0 would read as "no raw value")
   }
   for (ShapeEntry& shape : index.shape_payload) {
     // Kept beside the location, never instead of it (trial-format.md §4.3 [rec]).
@@ -198,10 +196,14 @@ StepState TrialCatalog::StepAvailability(int64_t step, Mode mode) const {
 std::vector<std::string> TrialCatalog::TensorNames() const { return Keys(tensors_); }
 
 std::vector<std::string> TrialCatalog::TensorNamesAtStep(int64_t global_step) const {
-  const auto it = tensors_for_step_.find(global_step);
-  if (it == tensors_for_step_.end()) return {};
-  std::vector<std::string> names(it->second.begin(), it->second.end());
-  std::sort(names.begin(), names.end());
+  // Found in each tensor's step map rather than kept per step (that list cost 16 bytes per
+  // entry of the catalog, for a query that is rarely made): one lookup per tensor, in name order.
+  std::vector<std::string> names;
+  const KnownStep known = global_to_mode_.find(global_step);
+  if (known == global_to_mode_.end()) return names;
+  for (const auto& [name, record] : tensors_) {
+    if (EntriesAt(record, known) != nullptr) names.push_back(name);
+  }
   return names;
 }
 

@@ -151,9 +151,7 @@ class TrialCatalog {
   FlatMap<int64_t, std::pair<Mode, int64_t>> global_to_mode_;
   std::map<Mode, std::map<int64_t, int64_t>> mode_to_global_;  // never holds kGlobal
   std::map<int64_t, std::set<std::string>> workers_for_step_;
-  // Names in these two view tensors_'s keys. A name is added to its step's list when the tensor
-  // gets its first entry at that step (so never twice); queries sort.
-  std::map<int64_t, std::vector<std::string_view>> tensors_for_step_;
+  // Names in this set view tensors_'s keys.
   std::map<Mode, std::set<std::string_view>> tensors_for_mode_;  // never holds kGlobal
   std::map<std::string, TensorRecord> tensors_;
   // tensors_ by name, hashed: every read looks its tensor up, and comparing long names that

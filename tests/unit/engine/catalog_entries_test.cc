@@ -41,7 +41,7 @@ TEST(EntryArenaTest, EntriesNeverMove) {
     ASSERT_NE(entry, nullptr);
     // default-constructed
     EXPECT_EQ(entry->file, nullptr);
-    EXPECT_FALSE(entry->has_location);
+    EXPECT_FALSE(entry->has_location());
     EXPECT_EQ(entry->extras, nullptr);
     entry->start_idx = static_cast<uint64_t>(i);
     handed_out.push_back(entry);
@@ -67,7 +67,7 @@ TEST(CatalogEntryTest, PublicFormCarriesTheFileTheLocationAndTheExtras) {
 
   entry.start_idx = 40;
   entry.length = 100;
-  entry.has_location = true;
+  EXPECT_TRUE(entry.has_location());
   entry.MutableExtras().shape = std::vector<int64_t>{2, 3};
   entry.MutableExtras().stored_reductions[{layout::Reduction::kMax, true}] = IndexEntry{"r", 140, 20};
   const TensorEntry full = entry.ToTensorEntry("a/b");
@@ -110,6 +110,39 @@ TEST(WorkerEntriesTest, EmptySingleAndSeveral) {
   EXPECT_EQ(by_worker.Find("worker_c"), c);
   EXPECT_EQ(by_worker.Find("worker_ab"), ab);
   EXPECT_EQ(by_worker.Find("worker"), nullptr);
+}
+
+// The step maps hold one WorkerEntries per (tensor, step) and move them as they grow: one
+// pointer in size, and a move hands the list over (ASan would report a leak or a double free).
+TEST(WorkerEntriesTest, OnePointerLargeAndMovesOwnTheirList) {
+  static_assert(sizeof(WorkerEntries) == sizeof(void*));
+  EntryArena arena;
+  Files files;
+  WorkerEntries several;
+  several.Insert(NewEntry(arena, files, "worker_1"));
+  several.Insert(NewEntry(arena, files, "worker_0"));
+  WorkerEntries single;
+  CatalogEntry* only = NewEntry(arena, files, "worker_9");
+  single.Insert(only);
+
+  WorkerEntries moved(std::move(several));
+  EXPECT_TRUE(several.all().empty());  // NOLINT(bugprone-use-after-move): the moved-from state is specified
+  ASSERT_EQ(moved.all().size(), 2u);
+  EXPECT_EQ(moved.front().worker(), "worker_0");
+  moved = std::move(single);  // frees the list of two
+  ASSERT_EQ(moved.all().size(), 1u);
+  EXPECT_EQ(&moved.front(), only);
+  std::vector<WorkerEntries> grown;
+  for (int i = 0; i < 100; ++i) {
+    grown.emplace_back();
+    grown.back().Insert(NewEntry(arena, files, "worker_b"));
+    grown.back().Insert(NewEntry(arena, files, "worker_a"));
+  }
+  for (const WorkerEntries& entries : grown) {
+    ASSERT_EQ(entries.all().size(), 2u);
+    EXPECT_EQ(entries.all()[0]->worker(), "worker_a");
+    EXPECT_EQ(entries.Find("worker_b"), entries.all()[1]);
+  }
 }
 
 TEST(WorkerEntriesTest, HundredsOfWorkersInAnyOrder) {
