@@ -138,6 +138,48 @@ class ManyRequirer : public litmus::Rule {
   std::vector<std::pair<std::string, std::vector<int64_t>>> seen;
 };
 
+// Requires other names, in another order, at each step (a RequiredTensors reuses the storage of
+// an earlier step's: whatever that held must not show), and records what invoke sees.
+class ShiftingRequirer : public litmus::Rule {
+ public:
+  using Rule::Rule;
+  static std::vector<std::string> NamesAt(int64_t step) {
+    switch (step % 5) {
+      case 0: return {"a", "b1", "b2"};
+      case 1: return {"a", "b1"};             // the start of the previous list
+      case 2: return {"b1", "a", "cb", "b2"};  // diverges at once
+      case 3: return {"b1", "a", "cb", "b2", "a"};  // "a" twice: a second step
+      default: return {};
+    }
+  }
+  void set_required_tensors(int64_t step) override {
+    bool again = false;
+    for (const std::string& name : NamesAt(step)) {
+      req_tensors().add(name, {again && name == "a" ? step - 1 : step});
+      again = again || name == "a";
+    }
+  }
+  bool invoke_at_step(int64_t) override {
+    seen.clear();
+    for (const std::string& name : req_tensors().get_names()) seen.emplace_back(name, req_tensors().get_tensor_steps(name));
+    empty = req_tensors().empty();
+    tensors = req_tensors().get().size();
+    others_refused = 0;
+    for (const std::string name : {"a", "b1", "b2", "cb"}) {
+      try {
+        req_tensors().get_tensor_steps(name);
+      } catch (const litmus::InvalidArgument&) {
+        ++others_refused;
+      }
+    }
+    return false;
+  }
+  std::vector<std::pair<std::string, std::vector<int64_t>>> seen;
+  bool empty = false;
+  size_t tensors = 0;
+  int others_refused = 0;
+};
+
 // Reads a value and its properties.
 class Reader : public litmus::Rule {
  public:
@@ -204,6 +246,7 @@ LITMUS_RULE_PLUGIN(
     LITMUS_RULE(Requirer, "Requirer", "1.0.0", "requires",
                 litmus::StringParam("missing", "None", "an exact name to require too")),
     LITMUS_RULE(ManyRequirer, "ManyRequirer", "1.0.0", "requires a hundred names"),
+    LITMUS_RULE(ShiftingRequirer, "ShiftingRequirer", "1.0.0", "requires other names at each step"),
     LITMUS_RULE(Reader, "Reader", "1.0.0", "reads"),
     LITMUS_RULE(Poller, "Poller", "1.0.0", "polls and adds actions",
                 litmus::IntParam("fire_at", "3", "last step at which on_poll fires"),
@@ -655,6 +698,39 @@ TEST_F(RequiredTensorsTest, HundredsOfNamesKeepTheirOrderAndSteps) {
   ASSERT_EQ(seen.size(), 100u);
   EXPECT_EQ(seen[99].first, "t99");
   EXPECT_EQ(seen[99].second, std::vector<int64_t>({4, 3}));
+}
+
+// As the runner calls a rule: each step declared one or two steps ahead, then invoked; and once
+// without a declaration. Every step shows exactly its own names and steps.
+TEST_F(RequiredTensorsTest, EachStepSeesOnlyItsOwnRequirements) {
+  CreateOk("ShiftingRequirer");
+  const auto expected = [](int64_t step) {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> out;
+    for (const std::string& name : ShiftingRequirer::NamesAt(step)) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == name; });
+      if (it == out.end()) {
+        out.emplace_back(name, std::vector<int64_t>{step});
+      } else {
+        it->second.push_back(step - 1);
+      }
+    }
+    return out;
+  };
+  litmus_ctx first = host_.NewCtx();
+  ASSERT_EQ(SetRequired(1, &first), LITMUS_OK) << first.error;
+  for (int64_t step = 1; step <= 7; ++step) {
+    if (step != 5) {  // (step 5 is recorded inside invoke)
+      litmus_ctx ahead = host_.NewCtx();
+      ASSERT_EQ(SetRequired(step + 1 == 5 ? 6 : step + 1, &ahead), LITMUS_OK) << ahead.error;
+    }
+    litmus_ctx invoke = host_.NewCtx();
+    ASSERT_EQ(Invoke(step, &invoke), LITMUS_OK) << invoke.error;
+    const auto& rule = As<ShiftingRequirer>();
+    EXPECT_EQ(rule.seen, expected(step)) << "step " << step;
+    EXPECT_EQ(rule.empty, expected(step).empty()) << "step " << step;
+    EXPECT_EQ(rule.tensors, expected(step).size()) << "step " << step;
+    EXPECT_EQ(rule.others_refused, 4 - static_cast<int>(expected(step).size())) << "step " << step;
+  }
 }
 
 TEST_F(RequiredTensorsTest, InvokeWithoutSetRequiredRecordsLikeSmdebug) {

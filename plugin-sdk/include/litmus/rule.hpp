@@ -741,8 +741,15 @@ class RequiredTensors {
   std::vector<int64_t> get_tensor_steps(std::string_view name, const Trial& trial) const {
     return GetTensorSteps(TrialIndex(trial), name);
   }
-  void clear() { per_trial_.clear(); }
-  bool empty() const { return per_trial_.empty(); }
+  void clear() {
+    for (auto& [trial, entries] : per_trial_) entries.Clear();
+  }
+  bool empty() const {
+    for (const auto& [trial, entries] : per_trial_) {
+      if (entries.size != 0) return false;
+    }
+    return true;
+  }
 
  private:
   friend class Rule;
@@ -751,32 +758,68 @@ class RequiredTensors {
     std::vector<int64_t> steps;
   };
   // One trial's entries in the order added, and where each name is (rules add hundreds of
-  // names per step, so finding a name must not scan the list).
+  // names per step, so finding a name must not scan the list). Cleared, it keeps its storage:
+  // a rule usually adds the same names in the same order at every step, and then adding one
+  // reuses the old entry (its name, its steps' storage and its index slot) in place of three
+  // allocations.
   struct NameHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
   };
   struct Entries {
-    // A deque, so that entries never move and `position` can key on views of their names
-    // (one copy of each name per step, not two).
+    // The entries are list[0, size); list[size, end) are spare ones of an earlier use, still
+    // indexed. A deque, so that entries never move and `position` can key on views of their
+    // names (one copy of each name, not two).
     std::deque<Entry> list;
-    std::unordered_map<std::string_view, size_t, NameHash, std::equal_to<>> position;
+    size_t size = 0;
+    std::unordered_map<std::string_view, size_t, NameHash, std::equal_to<>> position;  // of all of list
 
     Entries() = default;
-    Entries(const Entries& other) : list(other.list) { Reindex(); }
+    Entries(const Entries& other) : list(other.list.begin(), other.list.begin() + static_cast<std::ptrdiff_t>(other.size)), size(other.size) {
+      Reindex();
+    }
     Entries& operator=(const Entries& other) {
       if (this != &other) {
-        list = other.list;
+        list.assign(other.list.begin(), other.list.begin() + static_cast<std::ptrdiff_t>(other.size));
+        size = other.size;
         Reindex();
       }
       return *this;
     }
     // (Moving a deque hands over its elements in place: the views stay valid.)
-    Entries(Entries&&) = default;
-    Entries& operator=(Entries&&) = default;
+    Entries(Entries&& other) noexcept
+        : list(std::move(other.list)), size(std::exchange(other.size, 0)), position(std::move(other.position)) {}
+    Entries& operator=(Entries&& other) noexcept {
+      list = std::move(other.list);
+      size = std::exchange(other.size, 0);
+      position = std::move(other.position);
+      return *this;
+    }
     void Reindex() {
       position.clear();
       for (size_t i = 0; i < list.size(); ++i) position.emplace(list[i].name, i);
+    }
+    void Clear() { size = 0; }
+    // The position of `name` among the entries, or SIZE_MAX.
+    size_t Find(std::string_view name) const {
+      const auto found = position.find(name);
+      return found != position.end() && found->second < size ? found->second : SIZE_MAX;
+    }
+    // Appends (name, steps): the spare entry next in line if it has that name, else a new one
+    // (then the spare entries are dropped). REQUIRES: Find(name) == SIZE_MAX.
+    void Append(std::string_view name, const std::vector<int64_t>& steps) {
+      if (size < list.size()) {
+        if (list[size].name == name) {
+          list[size].steps.assign(steps.begin(), steps.end());
+          ++size;
+          return;
+        }
+        for (size_t i = size; i < list.size(); ++i) position.erase(list[i].name);
+        list.resize(size);
+      }
+      list.push_back(Entry{std::string(name), steps});
+      position.emplace(list.back().name, size);
+      ++size;
     }
   };
   explicit RequiredTensors(Rule* rule) : rule_(rule) {}
@@ -1140,7 +1183,10 @@ class Rule {
   litmus_status_t RunSetRequiredTensors(litmus_ctx_t* ctx, int64_t step) noexcept {
     CallScope scope(this, ctx);
     try {
-      RequiredTensors declared(this);
+      // (The storage of a step already evaluated, if any: see RequiredTensors::Entries.)
+      RequiredTensors declared = spare_req_ ? std::move(*spare_req_) : RequiredTensors(this);
+      spare_req_.reset();
+      declared.clear();
       declared.forward_to_host_ = true;
       active_req_ = &declared;
       set_required_tensors(step);
@@ -1161,7 +1207,7 @@ class Rule {
       // invoke() does (clear, then set_required_tensors(step)) when the host did not.
       const auto found = pending_.find(step);
       if (found != pending_.end()) {
-        req_tensors_ = std::move(found->second);
+        spare_req_ = std::exchange(req_tensors_, std::move(found->second));
       } else {
         req_tensors_.clear();
         if (declares_requirements) set_required_tensors(step);
@@ -1189,6 +1235,7 @@ class Rule {
   RequiredTensors req_tensors_;
   RequiredTensors* active_req_;
   std::map<int64_t, RequiredTensors> pending_;  // declared ahead by set_required_tensors(step)
+  std::optional<RequiredTensors> spare_req_;    // the previous step's, for its storage
 };
 
 // ---- Out-of-line members (they need Rule complete) ------------------------------------------------
@@ -1349,13 +1396,12 @@ inline uint32_t RequiredTensors::TrialIndex(const Trial& trial) const {
 inline void RequiredTensors::Record(uint32_t trial, std::string_view name,
                                     const std::vector<int64_t>& steps) {
   Entries& entries = per_trial_[trial];
-  if (const auto found = entries.position.find(name); found != entries.position.end()) {
-    std::vector<int64_t>& known = entries.list[found->second].steps;
+  if (const size_t found = entries.Find(name); found != SIZE_MAX) {
+    std::vector<int64_t>& known = entries.list[found].steps;
     known.insert(known.end(), steps.begin(), steps.end());
     return;
   }
-  entries.list.push_back(Entry{std::string(name), steps});
-  entries.position.emplace(entries.list.back().name, entries.list.size() - 1);
+  entries.Append(name, steps);
 }
 
 inline void RequiredTensors::Add(uint32_t trial, std::string_view name,
@@ -1382,7 +1428,9 @@ inline std::vector<Tensor> RequiredTensors::Get(uint32_t trial) const {
   std::vector<Tensor> out;
   const auto found = per_trial_.find(trial);
   if (found == per_trial_.end()) return out;
-  for (const Entry& entry : found->second.list) out.push_back(Trial(rule_, trial).tensor(entry.name));
+  const Entries& entries = found->second;
+  out.reserve(entries.size);
+  for (size_t i = 0; i < entries.size; ++i) out.push_back(Trial(rule_, trial).tensor(entries.list[i].name));
   return out;
 }
 
@@ -1390,7 +1438,8 @@ inline std::vector<std::string> RequiredTensors::GetNames(uint32_t trial) const 
   std::vector<std::string> out;
   const auto found = per_trial_.find(trial);
   if (found == per_trial_.end()) return out;
-  for (const Entry& entry : found->second.list) out.push_back(entry.name);
+  const Entries& entries = found->second;
+  for (size_t i = 0; i < entries.size; ++i) out.push_back(entries.list[i].name);
   return out;
 }
 
@@ -1398,9 +1447,7 @@ inline std::vector<int64_t> RequiredTensors::GetTensorSteps(uint32_t trial,
                                                             std::string_view name) const {
   const auto found = per_trial_.find(trial);
   if (found != per_trial_.end()) {
-    if (const auto at = found->second.position.find(name); at != found->second.position.end()) {
-      return found->second.list[at->second].steps;
-    }
+    if (const size_t at = found->second.Find(name); at != SIZE_MAX) return found->second.list[at].steps;
   }
   throw InvalidArgument("tensor " + std::string(name) + " is not a required tensor of trial " +
                         std::to_string(trial));
