@@ -313,7 +313,7 @@ TEST_F(SdkRuleTest, TablesDescribeEveryRule) {
   EXPECT_EQ(api_->abi_minor, static_cast<uint32_t>(LITMUS_ABI_MINOR));
   EXPECT_EQ(View(api_->plugin_name), "sdk_rule_test");
   EXPECT_EQ(View(api_->plugin_version), "0.0.1");
-  ASSERT_EQ(api_->rule_count, 7u);
+  ASSERT_EQ(api_->rule_count, 8u);
   const litmus_rule_descriptor_t* probe = FindRule(api_, "ParamProbe");
   ASSERT_NE(probe, nullptr);
   EXPECT_EQ(probe->struct_size, sizeof(litmus_rule_descriptor_t));
