@@ -1,5 +1,6 @@
-// TensorCache (tensor_cache.h): one mutex guards the LRU list, its index and the table of loads
-// in flight; loaders run without it. Thread-safe.
+// TensorCache (tensor_cache.h): one mutex guards the index with its LRU ring and the table of
+// loads in flight; loaders run without it, and dropped tensors are freed after it is released.
+// Thread-safe.
 #include "tensor_cache.h"
 
 #include <string>
@@ -8,16 +9,18 @@
 
 namespace litmus {
 
-TensorCache::TensorCache(size_t budget_bytes) : budget_bytes_(budget_bytes) {}
+TensorCache::TensorCache(size_t budget_bytes) : budget_bytes_(budget_bytes) { lru_.prev = lru_.next = &lru_; }
 
 StatusOr<TensorPtr> TensorCache::GetOrLoad(Key key, LoaderRef loader) {
   std::unique_lock<internal::AdaptiveMutex> lock(mu_);
   if (auto it = index_.find(key); it != index_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);
+    Node* node = &it->second;
+    Unlink(node);
+    LinkFront(node);
     ++hits_;
-    return it->second->tensor;
+    return node->tensor;
   }
-  if (auto it = in_flight_.find(key); it != in_flight_.end()) {
+  if (auto it = in_flight_.empty() ? in_flight_.end() : in_flight_.find(key); it != in_flight_.end()) {
     std::shared_ptr<Flight> flight = it->second;
     ++hits_;
     flight->done_cv.wait(lock, [&flight] { return flight->done; });
@@ -49,37 +52,42 @@ void TensorCache::FinishLoadLocked(Key key, const std::shared_ptr<Flight>& fligh
                                    const StatusOr<TensorPtr>& result, size_t bytes) {
   in_flight_.erase(key);
   // The in-flight entry kept other loads of `key` out, so `key` cannot be cached already.
-  if (result.ok() && bytes <= budget_bytes_) {
-    lru_.push_front(Node{key, *result, bytes});
-    index_.emplace(key, lru_.begin());
-    bytes_ += bytes;
-    EvictLocked();
-  }
+  if (result.ok() && bytes <= budget_bytes_) AddLocked(key, *result, bytes);
   flight->result = result;
   flight->done = true;
   flight->done_cv.notify_all();
 }
 
+void TensorCache::AddLocked(Key key, TensorPtr tensor, size_t bytes) {
+  Node& node = index_.try_emplace(key).first->second;
+  node.key = key;
+  node.tensor = std::move(tensor);
+  node.bytes = bytes;
+  LinkFront(&node);
+  bytes_ += bytes;
+  EvictLocked();
+}
+
 void TensorCache::EvictLocked() {
-  while (bytes_ > budget_bytes_ && !lru_.empty()) {
-    const Node& victim = lru_.back();
-    bytes_ -= victim.bytes;
-    index_.erase(victim.key);
-    lru_.pop_back();
+  while (bytes_ > budget_bytes_ && lru_.prev != &lru_) {
+    Node* victim = lru_.prev;
+    bytes_ -= victim->bytes;
+    Unlink(victim);
+    index_.erase(victim->key);
   }
 }
 
 bool TensorCache::Contains(Key key) const {
   std::lock_guard<internal::AdaptiveMutex> lock(mu_);
-  return index_.contains(key) || in_flight_.contains(key);
+  return index_.contains(key) || LoadingLocked(key);
 }
 
 void TensorCache::PresenceOf(std::span<const Key> keys, std::span<Presence> presence) const {
   std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   for (size_t i = 0; i < keys.size(); ++i) {
-    presence[i] = index_.contains(keys[i])       ? Presence::kCached
-                  : in_flight_.contains(keys[i]) ? Presence::kLoading
-                                                 : Presence::kAbsent;
+    presence[i] = index_.contains(keys[i]) ? Presence::kCached
+                  : LoadingLocked(keys[i]) ? Presence::kLoading
+                                           : Presence::kAbsent;
   }
 }
 
@@ -96,39 +104,31 @@ void TensorCache::InsertAll(std::span<std::pair<Key, TensorPtr>> items) {
 void TensorCache::InsertLocked(Key key, TensorPtr tensor) {
   if (tensor == nullptr) return;
   const size_t bytes = tensor->memory_bytes();
-  if (bytes > budget_bytes_ || index_.contains(key) || in_flight_.contains(key)) return;
+  if (bytes > budget_bytes_ || index_.contains(key) || LoadingLocked(key)) return;
   ++misses_;
-  lru_.push_front(Node{key, std::move(tensor), bytes});
-  index_.emplace(key, lru_.begin());
-  bytes_ += bytes;
-  EvictLocked();
+  AddLocked(key, std::move(tensor), bytes);
 }
 
 void TensorCache::Erase(Key key) { EraseAll(std::span(&key, 1)); }
 
 void TensorCache::EraseAll(std::span<const Key> keys) {
-  std::vector<TensorPtr> dropped;  // freed after the lock is released
+  std::vector<Index::node_type> dropped;  // nodes and tensors, freed after the lock is released
   dropped.reserve(keys.size());
   std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   for (const Key key : keys) {
-    if (TensorPtr tensor = EraseLocked(key)) dropped.push_back(std::move(tensor));
+    const auto it = index_.find(key);
+    if (it == index_.end()) continue;
+    bytes_ -= it->second.bytes;
+    Unlink(&it->second);
+    dropped.push_back(index_.extract(it));
   }
 }
 
-TensorPtr TensorCache::EraseLocked(Key key) {
-  const auto it = index_.find(key);
-  if (it == index_.end()) return nullptr;
-  TensorPtr tensor = std::move(it->second->tensor);
-  bytes_ -= it->second->bytes;
-  lru_.erase(it->second);
-  index_.erase(it);
-  return tensor;
-}
-
 void TensorCache::Clear() {
+  Index dropped;  // freed after the lock is released
   std::lock_guard<internal::AdaptiveMutex> lock(mu_);
-  lru_.clear();
-  index_.clear();
+  dropped.swap(index_);
+  lru_.prev = lru_.next = &lru_;
   bytes_ = 0;
 }
 

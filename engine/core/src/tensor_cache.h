@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <functional>
 #include <type_traits>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -84,11 +83,17 @@ class TensorCache {
   size_t misses() const;  // calls that ran the loader
 
  private:
+  // A cached tensor. Nodes live in index_ (an unordered_map's nodes never move) and are chained
+  // in LRU order through prev/next: a hit relinks two pointers, and caching a tensor allocates
+  // one node (a std::list beside the index took a second allocation per tensor).
   struct Node {
-    Key key;
+    Key key = 0;
     TensorPtr tensor;
     size_t bytes = 0;
+    Node* prev = nullptr;
+    Node* next = nullptr;
   };
+  using Index = std::unordered_map<Key, Node>;
   // One load in progress; waiters hold a reference until they have read the result.
   struct Flight {
     std::condition_variable_any done_cv;
@@ -99,15 +104,28 @@ class TensorCache {
   // Publishes `result` of the load of `key` (caching it if OK). REQUIRES: mu_ held.
   void FinishLoadLocked(Key key, const std::shared_ptr<Flight>& flight,
                         const StatusOr<TensorPtr>& result, size_t bytes);
+  // Caches `tensor` (of `bytes`) under `key`, not cached yet, as the most recent. REQUIRES: mu_.
+  void AddLocked(Key key, TensorPtr tensor, size_t bytes);
   void EvictLocked();
   void InsertLocked(Key key, TensorPtr tensor);
-  // Removes `key` and returns its tensor, so that the caller frees it outside the lock.
-  TensorPtr EraseLocked(Key key);
+  // Whether a load of `key` is in flight. REQUIRES: mu_ held. (Usually none is: no hashing then.)
+  bool LoadingLocked(Key key) const { return !in_flight_.empty() && in_flight_.contains(key); }
+  // LRU list operations. REQUIRES: mu_ held.
+  void LinkFront(Node* node) {
+    node->prev = &lru_;
+    node->next = lru_.next;
+    lru_.next->prev = node;
+    lru_.next = node;
+  }
+  static void Unlink(Node* node) {
+    node->prev->next = node->next;
+    node->next->prev = node->prev;
+  }
 
   const size_t budget_bytes_;
   mutable internal::AdaptiveMutex mu_;
-  std::list<Node> lru_;  // most recently used first
-  std::unordered_map<Key, std::list<Node>::iterator> index_;
+  Index index_;
+  Node lru_;  // sentinel of the LRU ring: lru_.next is the most recently used, lru_.prev the least
   std::unordered_map<Key, std::shared_ptr<Flight>> in_flight_;
   size_t bytes_ = 0;
   size_t hits_ = 0;

@@ -160,6 +160,37 @@ TEST(TensorCacheTest, ClearDropsEverything) {
   EXPECT_EQ(calls, 3);
 }
 
+// The LRU order across hits, erases from its middle, inserts and a Clear (the ring is
+// intrusive: a wrong link would evict the wrong key or lose one).
+TEST(TensorCacheTest, EvictionOrderAcrossHitsErasesAndClear) {
+  const size_t one = MakeTensor(256)->memory_bytes();
+  TensorCache cache(one * 3);  // room for three
+  std::atomic<int> calls{0};
+  const auto present = [&cache](std::vector<TensorCache::Key> keys) {
+    std::vector<TensorCache::Key> out;
+    for (TensorCache::Key k : keys) {
+      if (cache.Contains(k)) out.push_back(k);
+    }
+    return out;
+  };
+  for (TensorCache::Key k : {1, 2, 3}) cache.Insert(k, MakeTensor(256));
+  ASSERT_TRUE(cache.GetOrLoad(1, Counting(&calls)).ok());  // most recent first: 1 3 2
+  cache.Erase(3);                                          // 1 2
+  cache.Insert(4, MakeTensor(256));                        // 4 1 2
+  cache.Insert(5, MakeTensor(256));                        // 5 4 1 (2 evicted)
+  EXPECT_EQ(present({1, 2, 3, 4, 5}), (std::vector<TensorCache::Key>{1, 4, 5}));
+  ASSERT_TRUE(cache.GetOrLoad(4, Counting(&calls)).ok());  // 4 5 1
+  ASSERT_TRUE(cache.GetOrLoad(6, Counting(&calls)).ok());  // 6 4 5 (1 evicted)
+  EXPECT_EQ(present({1, 4, 5, 6}), (std::vector<TensorCache::Key>{4, 5, 6}));
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(cache.bytes(), 3 * one);
+  cache.Clear();
+  EXPECT_EQ(present({4, 5, 6}), (std::vector<TensorCache::Key>{}));
+  for (TensorCache::Key k : {7, 8, 9, 10}) cache.Insert(k, MakeTensor(256));
+  EXPECT_EQ(present({7, 8, 9, 10}), (std::vector<TensorCache::Key>{8, 9, 10}));
+  EXPECT_EQ(cache.bytes(), 3 * one);
+}
+
 // Many threads over a few keys with a small budget: no deadlock, every result is right.
 TEST(TensorCacheTest, ConcurrentMixedUse) {
   const size_t one = MakeTensor(100)->memory_bytes();
