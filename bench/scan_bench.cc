@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #if LITMUS_SCALABLE_MALLOC
@@ -77,9 +78,13 @@ double LitmusScan(const std::string& trial_dir, int64_t* tensors) {
   // parallel, reduced in parallel, then dropped from the cache. As in `litmus run`, the next
   // chunk is read and decoded while the current one is reduced.
   constexpr uint64_t kChunkBytes = 8 << 20;
-  const std::vector<std::string> names = (*trial)->TensorNames();
+  // (The trial's own views of the names, as the runner's read keys hold: the trial finds them
+  // without hashing.)
+  std::vector<std::string_view> names;
+  for (const std::string& name : (*trial)->TensorNames()) names.push_back(*(*trial)->SavedTensorName(name));
   std::vector<uint64_t> record_bytes;  // per name, from the first step that has it
-  for (const std::string& name : names) {
+  for (const std::string_view view : names) {
+    const std::string name(view);
     const std::vector<int64_t> steps = (*trial)->TensorSteps(name);
     const auto entries = steps.empty() ? std::vector<litmus::TensorEntry>() : (*trial)->Entries(name, steps.front());
     record_bytes.push_back(entries.empty() || !entries.front().location ? 0 : entries.front().location->length);

@@ -760,7 +760,8 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a raw value nor a stored " +
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
-  LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name)));
+  LITMUS_ASSIGN_OR_RETURN(TensorPtr value,
+                          impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name)));
   // (Read first: the bit is usually set already, and a read-modify-write would take the cache
   // line from the reading threads every time.)
   const uint32_t asked = uint32_t{1} << Impl::ReductionKey(r, abs);
@@ -779,7 +780,8 @@ StatusOr<std::vector<int64_t>> Trial::Shape(std::string_view name, int64_t step,
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a shape nor a raw value saved");
   }
-  LITMUS_ASSIGN_OR_RETURN(TensorPtr value, impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name)));
+  LITMUS_ASSIGN_OR_RETURN(TensorPtr value,
+                          impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name)));
   return value->shape();
 }
 

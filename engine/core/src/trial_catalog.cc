@@ -53,6 +53,7 @@ CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_ste
     const auto it = tensors_.try_emplace(name).first;
     it->second.name = it->first;
     known = by_name_.emplace(it->first, &it->second).first;
+    by_address_.emplace(it->first.data(), &it->second);
   }
   TensorRecord& record = *known->second;
   const std::string_view stable_name = record.name;  // tensors_'s key
@@ -215,6 +216,10 @@ std::vector<std::string> TrialCatalog::TensorNamesForMode(Mode mode) const {
 }
 
 const TensorRecord* TrialCatalog::FindTensor(std::string_view name) const {
+  if (const auto own = by_address_.find(name.data());
+      own != by_address_.end() && own->second->name.size() == name.size()) {
+    return own->second;
+  }
   const auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
 }

@@ -98,6 +98,7 @@ class TrialCatalog {
   std::vector<std::string> TensorNames() const;
   std::vector<std::string> TensorNamesAtStep(int64_t global_step) const;
   std::vector<std::string> TensorNamesForMode(Mode mode) const;
+  // The tensor named `name`; found by address first when `name` views the catalog's own copy.
   const TensorRecord* FindTensor(std::string_view name) const;
   const std::map<std::string, TensorRecord>& tensors() const { return tensors_; }
 
@@ -158,6 +159,11 @@ class TrialCatalog {
   // share a prefix ("gradients/layer_12/...") in the ordered map showed in profiles. Keys view
   // tensors_'s keys (map nodes never move).
   std::unordered_map<std::string_view, TensorRecord*> by_name_;
+  // tensors_ by the address of their name's characters: a caller that holds the trial's own
+  // view of a name (Trial::SavedTensorName; the runner's read keys do) is found without hashing
+  // or comparing the name. (No other string can have those characters' address while the
+  // catalog lives, so the address and the length identify the name.)
+  std::unordered_map<const char*, TensorRecord*> by_address_;
 };
 
 }  // namespace litmus::internal

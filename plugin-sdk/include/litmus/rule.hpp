@@ -775,7 +775,9 @@ class RequiredTensors {
     std::unordered_map<std::string_view, size_t, NameHash, std::equal_to<>> position;  // of all of list
 
     Entries() = default;
-    Entries(const Entries& other) : list(other.list.begin(), other.list.begin() + static_cast<std::ptrdiff_t>(other.size)), size(other.size) {
+    Entries(const Entries& other)
+        : list(other.list.begin(), other.list.begin() + static_cast<std::ptrdiff_t>(other.size)),
+          size(other.size) {
       Reindex();
     }
     Entries& operator=(const Entries& other) {

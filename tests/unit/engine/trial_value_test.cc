@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -178,6 +179,36 @@ TEST(TrialValueTest, GlobalModeEntriesAreFoundByTheirModeStep) {
   EXPECT_EQ(ValueAt(*trial, "e", 2), 2.0);
   EXPECT_EQ(GetTrialError(trial->Value("g", 4).status()), TrialError::kTensorUnavailableForStep);
   EXPECT_EQ(ValueAt(*trial, "k", 3), 70.0);  // (GLOBAL, 3) -> step 7, though 3 is no global step
+}
+
+// A name is found by the address of the trial's own copy (SavedTensorName) or else by its
+// characters: a view of the start of a saved name is another name, and a copy of a name is
+// that name.
+TEST(TrialValueTest, NamesAreFoundByTheTrialsOwnViewOrByContent) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  const std::string long_name = "layer/with/a/name/longer/than/sso/buffers";
+  const std::string short_name = "layer/with/a/name";
+  t.WriteStep(0, "worker_0", Mode::kTrain, 0, {{long_name, {1.0f}}, {short_name, {2.0f}}, {"ab", {3.0f}}, {"abc", {4.0f}}});
+  t.WriteEndMarker();
+  std::unique_ptr<Trial> trial = OpenDir(t.root());
+  ASSERT_NE(trial, nullptr);
+  const auto first = [&trial](std::string_view name) {
+    StatusOr<TensorPtr> value = trial->Value(name, 0);
+    return value.ok() ? (*value)->ElementAsDouble(0) : -1.0;
+  };
+  for (const auto& [name, prefix, whole, part] :
+       {std::tuple<std::string, size_t, double, double>{long_name, short_name.size(), 1.0, 2.0},
+        std::tuple<std::string, size_t, double, double>{"abc", 2, 4.0, 3.0}}) {
+    const std::optional<std::string_view> own = trial->SavedTensorName(name);
+    ASSERT_TRUE(own.has_value()) << name;
+    EXPECT_NE(own->data(), name.data());
+    EXPECT_EQ(first(*own), whole) << name;
+    EXPECT_EQ(first(name), whole) << name;                  // a copy: by content
+    EXPECT_EQ(first(own->substr(0, prefix)), part) << name;  // same address, shorter: another name
+    EXPECT_EQ(first(own->substr(0, 1)), -1.0) << name;       // no such tensor
+    EXPECT_EQ(trial->SavedTensorName(own->substr(0, prefix)), trial->SavedTensorName(std::string(name.substr(0, prefix))));
+  }
 }
 
 TEST(TrialValueTest, StoredReductionsAndShapesFold) {
