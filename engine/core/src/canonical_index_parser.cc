@@ -3,6 +3,7 @@
 #include "canonical_index_parser.h"
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -26,23 +27,31 @@ class Cursor {
   // A string of printable ASCII without escapes; its content in *out (a view of the text).
   bool String(std::string_view* out) {
     if (!Char('"')) return false;
-    const char* const start = p_;
-    while (p_ != end_) {
-      const unsigned char c = static_cast<unsigned char>(*p_);
-      if (c == '"') {
-        *out = std::string_view(start, static_cast<size_t>(p_ - start));
-        ++p_;
-        return true;
-      }
-      if (c < 0x20 || c >= 0x7f || c == '\\') return false;
-      ++p_;
+    const void* quote = std::memchr(p_, '"', static_cast<size_t>(end_ - p_));
+    if (quote == nullptr) return false;
+    const char* const close = static_cast<const char*>(quote);
+    // (No early exit: the compiler vectorizes the check.)
+    bool plain = true;
+    for (const char* c = p_; c != close; ++c) {
+      const auto byte = static_cast<unsigned char>(*c);
+      plain &= byte >= 0x20 && byte < 0x7f && byte != '\\';
     }
-    return false;
+    if (!plain) return false;
+    *out = std::string_view(p_, static_cast<size_t>(close - p_));
+    p_ = close + 1;
+    return true;
   }
-  // The quoted key `key` and its colon.
-  bool Key(std::string_view key) {
-    std::string_view text;
-    return String(&text) && text == key && Char(':');
+  // The quoted key `key` (a literal) and its colon.
+  template <size_t N>
+  bool Key(const char (&key)[N]) {
+    constexpr size_t kLength = N - 1;
+    SkipSpace();
+    if (static_cast<size_t>(end_ - p_) < kLength + 2 || p_[0] != '"' || std::memcmp(p_ + 1, key, kLength) != 0 ||
+        p_[kLength + 1] != '"') {
+      return false;
+    }
+    p_ += kLength + 2;
+    return Char(':');
   }
   // An integer without sign, fraction or exponent, at most 19 digits, no leading zero (so it
   // fits in uint64_t); the general parser reads the same value.
