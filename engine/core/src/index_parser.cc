@@ -2,7 +2,8 @@
 // (canonical_index_parser.h); everything else is parsed streaming: a SAX parser (ScanSimpleJson
 // for the plain JSON training jobs write, else nlohmann_json's) feeds a small state machine that
 // fills the IndexFile directly, instead of building a DOM (one std::map and several strings per
-// entry) and walking it; every trial refresh parses thousands of these. The validation is that of the DOM-based parser it replaced, which the tests keep as an oracle
+// entry) and walking it; every trial refresh parses thousands of these. The validation is that
+// of the DOM-based parser it replaced, which the tests keep as an oracle
 // (tests/support/index_json_reference.h): same result, same first error, for every input.
 // Duplicate keys behave as in a DOM: the last occurrence wins. No exceptions are used.
 #include "index_parser.h"

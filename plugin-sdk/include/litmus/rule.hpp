@@ -792,9 +792,11 @@ class RequiredTensors {
     Entries(Entries&& other) noexcept
         : list(std::move(other.list)), size(std::exchange(other.size, 0)), position(std::move(other.position)) {}
     Entries& operator=(Entries&& other) noexcept {
-      list = std::move(other.list);
-      size = std::exchange(other.size, 0);
-      position = std::move(other.position);
+      if (this != &other) {
+        list = std::move(other.list);
+        size = std::exchange(other.size, 0);
+        position = std::move(other.position);
+      }
       return *this;
     }
     void Reindex() {
