@@ -19,6 +19,7 @@
 
 #include "exit_codes.h"
 #include "inspect_command.h"
+#include "isolation/rule_worker.h"
 #include "rules_command.h"
 #include "run_command.h"
 
@@ -74,6 +75,8 @@ int Main(int argc, char** argv) {
 }  // namespace litmus::cli
 
 int main(int argc, char** argv) {
+  // A rule's worker process (`litmus __rule-worker`, started by `litmus run`): nothing else runs.
+  if (litmus::isolation::IsRuleWorkerCommand(argc, argv)) return litmus::isolation::RunRuleWorker(argc, argv);
   // Decoded tensors live in heap buffers of up to many MiB that are freed and reallocated step
   // after step. With glibc's defaults (128 KiB mmap threshold) each is a fresh mmap whose pages
   // fault in and are zeroed by the kernel; keeping them in the heap makes reuse cheap.

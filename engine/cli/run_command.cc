@@ -66,6 +66,18 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_option("--logging-level", l.logging_level, "critical, error, warning, info (default), debug, trace");
   cmd->add_option("--poll-interval-ms", l.poll_interval_ms, "How often to look for new steps (default 1000)");
   cmd->add_option("--prefetch-memory", l.prefetch_memory, "Memory for decoded tensors, e.g. 512M or 2G (default 256M)");
+  cmd->add_option("--isolation", l.isolation,
+                  "process (default): each rule runs in a worker process of its own, so a crash, exit, hang or "
+                  "runaway memory of a rule ends only that rule (Error); none: rules run inside litmus (trusted "
+                  "plugins; docs/run.md \"Isolation and limits\")")
+      ->type_name("MODE");
+  cmd->add_option("--rule-timeout", l.rule_timeout,
+                  "Seconds one call of a rule may take before its worker is killed and the rule is Error (default "
+                  "300; a rule's rule_timeout parameter overrides it; needs --isolation process)")
+      ->type_name("SECONDS");
+  cmd->add_option("--rule-memory", l.rule_memory,
+                  "Memory limit of each rule's worker (RLIMIT_DATA), e.g. 512M or 4G, or unlimited (default 4G)")
+      ->type_name("SIZE");
   cmd->add_option("--config", l.config_file, "YAML file with the trial and several rules (docs/run.md)");
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "

@@ -183,6 +183,11 @@ struct Trial::Impl {
   // Reads the records wanted[first, last) with one read spanning them all and caches each one;
   // on any failure it caches nothing (Value() reads them one by one and reports).
   void ReadRun(const std::string& path, const RandomAccessFile& file, std::span<const Wanted> run) const;
+  // A buffer for `size` bytes of records: options.record_buffers, else the heap.
+  std::shared_ptr<std::byte[]> AllocateRecordBuffer(size_t size) const {
+    if (options.record_buffers) return options.record_buffers->Allocate(size);
+    return std::shared_ptr<std::byte[]>(new std::byte[size]);
+  }
 
   Env* const env;
   const std::string root;
@@ -422,7 +427,7 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
         shift = (kMaxAlignment - hint % kMaxAlignment) % kMaxAlignment;
       }
     }
-    std::shared_ptr<std::byte[]> buffer(new std::byte[length + shift]);
+    std::shared_ptr<std::byte[]> buffer = AllocateRecordBuffer(length + shift);
     const std::span<std::byte> record(buffer.get() + shift, length);
     LITMUS_ASSIGN_OR_RETURN(size_t read, (*file)->Read(location.start_idx, record));
     if (read < location.length) {
@@ -515,7 +520,7 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
   const uint64_t begin = run.front().entry->start_idx;
   const uint64_t end = run.back().entry->start_idx + run.back().entry->length;
   const size_t size = static_cast<size_t>(end - begin);
-  std::shared_ptr<std::byte[]> buffer(new std::byte[size]);
+  std::shared_ptr<std::byte[]> buffer = AllocateRecordBuffer(size);
   const StatusOr<size_t> read = file.Read(begin, std::span<std::byte>(buffer.get(), size));
   if (!read.ok() || *read < size) return;
   std::vector<std::pair<TensorCache::Key, TensorPtr>> decoded;
@@ -769,6 +774,11 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
     resolved.tensor->reductions_asked.fetch_or(asked, std::memory_order_relaxed);
   }
   return impl_->MemoisedReduction(*value, r, abs);
+}
+
+bool Trial::HasStoredReductions(std::string_view name, int64_t step) const {
+  const StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
+  return resolved.ok() && resolved->entry->has_stored_reductions();
 }
 
 StatusOr<std::vector<int64_t>> Trial::Shape(std::string_view name, int64_t step, Mode mode,

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -655,6 +656,13 @@ constexpr litmus_host_api_t kHostApi = {
 }  // namespace
 
 const litmus_host_api_t* HostApi() { return &kHostApi; }
+
+namespace {
+std::atomic<const litmus_host_api_t*> g_plugin_host_api{&kHostApi};
+}  // namespace
+
+const litmus_host_api_t* PluginHostApi() { return g_plugin_host_api.load(); }
+void SetPluginHostApi(const litmus_host_api_t* host) { g_plugin_host_api.store(host); }
 
 bool IsKnownLitmusStatus(litmus_status_t status) { return status >= LITMUS_OK && status <= LITMUS_INVALID_WORKER; }
 

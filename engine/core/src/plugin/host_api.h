@@ -47,6 +47,11 @@ enum class PluginCallPhase { kIdle, kEntry, kCreate, kSetRequiredTensors, kInvok
 
 // The host table (ABI LITMUS_ABI_MAJOR.LITMUS_ABI_MINOR); static, valid for the process's life.
 const litmus_host_api_t* HostApi();
+// The table the plugin loader hands to plugin entries (plugins keep it for every later call):
+// HostApi(), unless a rule worker process (isolation/) installed its own, once, before loading
+// any plugin.
+const litmus_host_api_t* PluginHostApi();
+void SetPluginHostApi(const litmus_host_api_t* host);
 
 // "LITMUS_TENSOR_UNAVAILABLE", ...; "status 42" for a value the ABI does not define.
 std::string LitmusStatusName(litmus_status_t status);

@@ -293,7 +293,7 @@ LoadResult InitializePlugin(void* handle, const std::string& path) {
   const litmus_plugin_api_t* table = nullptr;
   litmus_status_t status = LITMUS_INTERNAL;
   try {
-    status = entry(HostApi(), &ctx, &table);
+    status = entry(PluginHostApi(), &ctx, &table);
   } catch (...) {
     ctx.has_error = true;
     ctx.error = "a C++ exception escaped from the plugin (plugin bug)";

@@ -109,6 +109,7 @@ struct YamlRule {
 
 struct YamlJob {
   std::optional<std::string> trial, output_dir, message_file, failure_file, logging_level, prefetch_memory;
+  std::optional<std::string> isolation, rule_timeout, rule_memory;
   std::optional<int64_t> poll_interval_ms;
   std::optional<bool> keep_going;
   std::vector<std::string> plugins, plugin_dirs;
@@ -154,13 +155,14 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
     static const std::set<std::string> kKeys = {
         "trial", "output_dir", "message_file", "failure_file", "logging_level", "poll_interval_ms",
         "prefetch_memory", "keep_going", "plugins", "plugin_dirs", "start_step", "end_step",
-        "other_trials", "rules", "DebugRuleConfigurations"};
+        "other_trials", "rules", "DebugRuleConfigurations", "isolation", "rule_timeout", "rule_memory"};
     for (const auto& kv : root) {
       const std::string key = Scalar(kv.first);
       if (!kKeys.count(key)) {
         return InvalidArgumentError(path + ": unknown key '" + key + "' (known: trial, rules, output_dir, "
                                     "start_step, end_step, other_trials, plugins, plugin_dirs, logging_level, "
-                                    "poll_interval_ms, prefetch_memory, keep_going, message_file, failure_file)");
+                                    "poll_interval_ms, prefetch_memory, keep_going, message_file, failure_file, "
+                                    "isolation, rule_timeout, rule_memory)");
       }
     }
     auto opt = [&](const char* key, std::optional<std::string>* out) {
@@ -172,6 +174,9 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
     opt("failure_file", &job.failure_file);
     opt("logging_level", &job.logging_level);
     opt("prefetch_memory", &job.prefetch_memory);
+    opt("isolation", &job.isolation);
+    opt("rule_timeout", &job.rule_timeout);
+    opt("rule_memory", &job.rule_memory);
     if (root["poll_interval_ms"]) job.poll_interval_ms = root["poll_interval_ms"].as<int64_t>();
     if (root["keep_going"]) job.keep_going = root["keep_going"].as<bool>();
     job.plugins = ScalarList(root["plugins"], "plugins");
@@ -441,6 +446,29 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
     job.prefetch_memory_bytes = *bytes;
   }
   job.keep_going = cli.keep_going || yaml.keep_going.value_or(false);
+  if (const auto& isolation = cli.isolation ? cli.isolation : yaml.isolation) {
+    if (*isolation != "process" && *isolation != "none") {
+      return InvalidArgumentError("--isolation: expected process or none, got '" + *isolation + "'");
+    }
+    job.isolate_rules = *isolation == "process";
+  }
+  if (const auto& timeout = cli.rule_timeout ? cli.rule_timeout : yaml.rule_timeout) {
+    char* end = nullptr;
+    const double seconds = std::strtod(timeout->c_str(), &end);
+    if (end == timeout->c_str() || *end != '\0' || !(seconds > 0)) {
+      return InvalidArgumentError("--rule-timeout: expected a positive number of seconds, got '" + *timeout + "'");
+    }
+    job.rule_timeout_s = seconds;
+  }
+  if (const auto& memory = cli.rule_memory ? cli.rule_memory : yaml.rule_memory) {
+    if (*memory == "unlimited" || *memory == "0") {
+      job.rule_memory_bytes = 0;
+    } else {
+      auto bytes = ParseByteSize(*memory);
+      if (!bytes.ok()) return bytes.status().WithContext("--rule-memory");
+      job.rule_memory_bytes = *bytes;
+    }
+  }
   job.plugin_files = yaml.plugins;
   job.plugin_files.insert(job.plugin_files.end(), cli.plugin_files.begin(), cli.plugin_files.end());
   job.plugin_dirs = yaml.plugin_dirs;

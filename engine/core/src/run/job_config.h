@@ -50,6 +50,12 @@ struct JobConfig {
   // the job stops once now > that time + grace (rule_stop_grace_time_secs, default 60 s).
   std::optional<std::string> stop_signal_file;
   double stop_grace_s = 60;
+  // Rule isolation (docs/run.md "Isolation and limits"): each rule in a worker process of its
+  // own (--isolation process, the default) or in this one (none); per-call time limit and
+  // memory limit (RLIMIT_DATA, 0 = unlimited) of each worker.
+  bool isolate_rules = true;
+  double rule_timeout_s = 300;
+  uint64_t rule_memory_bytes = uint64_t{4} << 30;
 };
 
 // What the command line said; unset fields do not override.
@@ -71,6 +77,9 @@ struct RunCommandLine {
   std::vector<std::string> plugin_files;
   std::vector<std::string> plugin_dirs;
   bool keep_going = false;
+  std::optional<std::string> isolation;    // "process" or "none"
+  std::optional<std::string> rule_timeout; // seconds
+  std::optional<std::string> rule_memory;  // "512M", "4G", "unlimited"
 };
 
 // Reads an environment variable; injectable for tests.

@@ -152,6 +152,17 @@ void JobReporter::SetRuleStatus(const std::string& configuration_name, RuleStatu
   }
 }
 
+void JobReporter::StopRulesInProgress(const std::string& details) {
+  std::vector<std::string> running;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& r : rules_) {
+      if (r.status == RuleStatus::kInProgress) running.push_back(r.configuration_name);
+    }
+  }
+  for (const std::string& name : running) SetRuleStatus(name, RuleStatus::kStopped, details, std::nullopt);
+}
+
 void JobReporter::WriteRuleReport(const std::string& configuration_name, const RuleReportData& report) {
   Json j;
   j["RuleTriggered"] = report.rule_triggered;

@@ -66,6 +66,9 @@ class JobReporter {
   void SetRuleStatus(const std::string& configuration_name, RuleStatus status, const std::string& details,
                      std::optional<int64_t> step);
   void WriteRuleReport(const std::string& configuration_name, const RuleReportData& report);
+  // Every rule still InProgress becomes Stopped with `details` (as SetRuleStatus); for a job that
+  // must end at once (isolation/stop_watchdog.h).
+  void StopRulesInProgress(const std::string& details);
   // The job's end: exit code into status.json, and the message/failure files for non-zero codes
   // (`line` is e.g. "RuleEvaluationConditionMet: Evaluation of the rule X at step N ...").
   // A job without rules (its configuration named none) shows the status of the exit code, with

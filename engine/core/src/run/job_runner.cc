@@ -17,6 +17,8 @@
 #include "litmus/actions/action_spec.h"
 #include "litmus/actions/aws_action_client.h"
 #include "litmus/actions/rule_actions.h"
+#include "isolation/rule_handle.h"
+#include "isolation/stop_watchdog.h"
 #include "litmus/engine/trial.h"
 #include "plugin/host_api.h"
 #include "plugin/plugin_loader.h"
@@ -67,10 +69,22 @@ struct ReadKey {
 
 }  // namespace
 
+// How the job's rules run (docs/run.md "Isolation and limits").
+static IsolationOptions IsolationOptionsOf(const JobConfig& config) {
+  IsolationOptions options;
+  options.mode = config.isolate_rules ? IsolationMode::kProcess : IsolationMode::kNone;
+  options.rule_timeout_s = config.rule_timeout_s;
+  options.rule_memory_bytes = config.rule_memory_bytes;
+  options.log_dir = config.output_dir + "/rule-logs";
+  // Decoded tensors live here while cached or handed to a rule (sparse: unused pages cost nothing).
+  options.arena_bytes = 2 * config.prefetch_memory_bytes + (uint64_t{256} << 20);
+  return options;
+}
+
 struct JobRunner::Impl {
   struct RuleState {
     RuleJobConfig config;
-    std::unique_ptr<RuleInstance> instance;
+    std::unique_ptr<RuleHandle> instance;  // in this process or in a worker (isolation/)
     std::vector<uint32_t> trial_indices;  // this rule's trials in `trials` (base first)
     int64_t cursor = 0;                   // next global step to consider
     bool done = false;
@@ -97,6 +111,7 @@ struct JobRunner::Impl {
   std::unique_ptr<actions::ActionClient> action_client;  // created when a rule has actions
   std::vector<std::unique_ptr<RuleState>> rules;
   std::unique_ptr<StopSignal> stop;
+  std::unique_ptr<RuleIsolation> isolation;  // created by Setup, before any trial opens
   tbb::task_group prefetch_group;
   bool prefetch_running = false;
   // What the last background prefetch read (sorted): the next fetch reads only the rest.
@@ -143,6 +158,7 @@ struct JobRunner::Impl {
     }
     TrialOptions options = TrialOptions::FromEnvironment();
     options.cache_bytes = config.prefetch_memory_bytes;
+    if (isolation) options.record_buffers = isolation->record_buffers();
     auto trial = Trial::Open(env, path, options);
     if (!trial.ok()) return trial.status().WithContext("trial " + path);
     trial_paths.push_back(path);
@@ -246,6 +262,12 @@ struct JobRunner::Impl {
       return kExitClientError;
     };
     if (Status s = LoadAllPlugins(); !s.ok()) return client_error(s);
+    auto created_isolation = RuleIsolation::Create(IsolationOptionsOf(config));
+    if (!created_isolation.ok()) {
+      *error_line = "InternalServerError: " + created_isolation.status().message();
+      return kExitInternal;
+    }
+    isolation = std::move(created_isolation).value();
     auto base_index = OpenTrial(config.trial);
     if (!base_index.ok()) return client_error(base_index.status());
 
@@ -283,7 +305,7 @@ struct JobRunner::Impl {
       std::vector<Trial*> rule_trials;
       for (uint32_t i : state->trial_indices) rule_trials.push_back(trials[i].get());
       std::vector<std::string> warnings;
-      auto instance = RuleInstance::Create(rule, state->config.configuration_name, rule_trials, params, &warnings);
+      auto instance = isolation->CreateRule(rule, state->config.configuration_name, rule_trials, params, &warnings);
       for (const auto& w : warnings) spdlog::warn("{}", w);
       if (!instance.ok()) {
         if (instance.status().code() == StatusCode::kInvalidArgument) return client_error(instance.status());
@@ -916,6 +938,8 @@ int JobRunner::Run() {
                        .status = std::nullopt});
     s.PrepareActions(*r);
   }
+  // A stop ends the job within ~2 s whatever a rule does (isolation/stop_watchdog.h).
+  StopWatchdog watchdog(s.stop.get(), s.reporter.get());
   s.WaitForTrials();
   const int loop = s.Loop();
   const int code = s.Finish();

@@ -44,6 +44,7 @@ StopSignal::StopSignal(Env* env, std::string trial_root, std::optional<std::stri
     : env_(env), trial_root_(std::move(trial_root)), stop_file_(std::move(stop_file)), grace_s_(grace_s) {}
 
 bool StopSignal::StopFileSaysStop() {
+  std::lock_guard<std::mutex> lock(mu_);
   if (!stop_file_ || file_stop_) return file_stop_;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_file_check_ < std::chrono::milliseconds(200)) return false;
@@ -81,6 +82,7 @@ bool StopSignal::SleepFor(std::chrono::milliseconds duration) {
 }
 
 std::string StopSignal::Reason() const {
+  std::lock_guard<std::mutex> lock(mu_);
   if (SignalReceived()) return "stopped by a signal (SIGTERM)";
   if (file_stop_) return "stopped by the stop-signal file " + stop_file_.value_or("");
   return "stopped";

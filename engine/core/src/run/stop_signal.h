@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -40,6 +41,7 @@ class StopSignal {
   double grace_s_;
   std::chrono::steady_clock::time_point last_file_check_{};
   bool file_stop_ = false;
+  mutable std::mutex mu_;  // the file check state above (a watchdog thread checks too)
 };
 
 }  // namespace litmus

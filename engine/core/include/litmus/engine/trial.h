@@ -50,6 +50,16 @@ enum class TrialError : int32_t {
 std::optional<TrialError> GetTrialError(const Status& status);
 Status TrialErrorStatus(TrialError error, std::string message);
 
+// Where the reader puts the bytes of the records it reads (decoded tensors are views into them,
+// tensor.h). The default is the heap; `litmus run` with isolated rules reads into memory it
+// shares read-only with its rule workers (isolation/shared_arena.h). Thread-safe.
+class RecordBufferAllocator {
+ public:
+  virtual ~RecordBufferAllocator() = default;
+  // `size` uninitialised bytes, aligned to at least 16, valid while any copy of the pointer lives.
+  virtual std::shared_ptr<std::byte[]> Allocate(size_t size) = 0;
+};
+
 struct TrialOptions {
   // SMDEBUG_INCOMPLETE_STEP_WAIT_WINDOW (default 1000).
   int64_t incomplete_step_wait_window = 1000;
@@ -61,6 +71,8 @@ struct TrialOptions {
   int64_t range_end = INT64_MAX;
   // Byte budget of the decoded-tensor cache.
   size_t cache_bytes = 512ull << 20;
+  // Record buffers; null = the heap.
+  std::shared_ptr<RecordBufferAllocator> record_buffers;
   // Fills the unset fields above from the SMDEBUG_* environment variables.
   static TrialOptions FromEnvironment();
 };
@@ -183,6 +195,9 @@ class Trial {
   StatusOr<double> Reduction(std::string_view name, int64_t step, layout::Reduction r, bool abs,
                              Mode mode = Mode::kGlobal,
                              const std::optional<std::string>& worker = std::nullopt) const;
+  // Whether the default worker's entry of `name` at global `step` has stored reductions (then
+  // Reduction() may read one instead of computing it from the value). False if there is none.
+  bool HasStoredReductions(std::string_view name, int64_t step) const;
   // Shape from shape_payload if present, else from the decoded value.
   StatusOr<std::vector<int64_t>> Shape(std::string_view name, int64_t step, Mode mode = Mode::kGlobal,
                                        const std::optional<std::string>& worker = std::nullopt) const;

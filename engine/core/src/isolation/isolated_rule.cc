@@ -1,0 +1,512 @@
+// IsolatedRule: spawning, the request/serve loop, query answers, the Invoke tensor table and
+// failure classification. Thread-safety: see isolated_rule.h.
+#include "isolation/isolated_rule.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "isolation/stop_watchdog.h"
+#include "isolation/worker_host_api.h"
+
+namespace litmus::isolation {
+namespace {
+
+std::string Seconds(double s) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", s);
+  return buffer;
+}
+
+std::string Bytes(uint64_t n) {
+  if (n % (uint64_t{1} << 30) == 0) return std::to_string(n >> 30) + " GiB";
+  if (n % (uint64_t{1} << 20) == 0) return std::to_string(n >> 20) + " MiB";
+  return std::to_string(n) + " bytes";
+}
+
+// The step a call is about, for messages.
+std::string AtStep(const char* function, int64_t step) {
+  return std::string("in ") + function + " at step " + std::to_string(step);
+}
+
+// Whether a failed call's text says an allocation failed (the SDK's bad_alloc text, or a
+// plugin's own): with a memory limit set, that is the limit.
+bool LooksOutOfMemory(const std::string& text) {
+  return text == "out of memory" || text.find("bad_alloc") != std::string::npos ||
+         text == "out of memory in host function";
+}
+
+}  // namespace
+
+IsolatedRule::IsolatedRule(const LoadedRule& rule, std::string configuration_name, std::vector<Trial*> trials,
+                           WorkerLimits limits, std::shared_ptr<SharedArena> arena)
+    : rule_(rule),
+      configuration_name_(std::move(configuration_name)),
+      trials_(std::move(trials)),
+      limits_(std::move(limits)),
+      arena_(std::move(arena)),
+      ctx_(configuration_name_, trials_, &report_),
+      require_ctx_(configuration_name_, trials_, nullptr) {}
+
+StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& rule, std::string configuration_name,
+                                                             std::vector<Trial*> trials,
+                                                             const std::map<std::string, std::string>& params,
+                                                             std::vector<std::string>* warnings, WorkerLimits limits,
+                                                             std::shared_ptr<SharedArena> arena) {
+  const std::string who = "rule " + rule.name + " (plugin " + rule.plugin_path + ")";
+  std::unique_ptr<IsolatedRule> self(
+      new IsolatedRule(rule, std::move(configuration_name), std::move(trials), std::move(limits), std::move(arena)));
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+    return InternalError(who + ": cannot start its worker process: socketpair: " + std::strerror(errno));
+  }
+  StatusOr<int> arena_fd = self->arena_->OpenReadOnly();
+  if (!arena_fd.ok()) {
+    close(sockets[0]);
+    close(sockets[1]);
+    return InternalError(who + ": cannot start its worker process: " + arena_fd.status().message());
+  }
+  auto process = WorkerProcess::Spawn(sockets[1], *arena_fd, self->limits_.log_path, self->limits_.log_bytes);
+  close(sockets[1]);
+  close(*arena_fd);
+  if (!process.ok()) {
+    close(sockets[0]);
+    return InternalError(who + ": cannot start its worker process: " + process.status().message());
+  }
+  self->process_ = std::move(process).value();
+  self->channel_ = std::make_unique<Channel>(sockets[0]);
+
+  Encoder init;
+  init.PutString(rule.plugin_path).PutString(rule.name).PutString(self->configuration_name_);
+  init.Put<uint32_t>(static_cast<uint32_t>(self->trials_.size())).Put<uint64_t>(self->limits_.memory_bytes);
+  init.Put<uint64_t>(self->Generation());
+  init.Put<uint64_t>(params.size());
+  for (const auto& [key, value] : params) init.PutString(key).PutString(value);
+  Message reply;
+  if (auto failed = self->Call(MessageType::kInit, init.bytes(), PluginCallPhase::kCreate, "in create", &reply)) {
+    return InternalError(who + ": create failed: " + failed->message);
+  }
+  Decoder in(reply.payload);
+  const auto code = static_cast<StatusCode>(in.Get<int32_t>());
+  const std::string message = in.GetString();
+  const uint64_t warning_count = in.Get<uint64_t>();
+  for (uint64_t i = 0; i < warning_count && !in.failed(); ++i) {
+    std::string w = in.GetString();
+    if (warnings != nullptr) warnings->push_back(std::move(w));
+  }
+  self->polls_ = in.Get<uint8_t>() != 0;
+  const bool out_of_memory = in.Get<uint8_t>() != 0;
+  if (in.failed() || reply.type != MessageType::kInitReply) {
+    return InternalError(who + ": create failed: " +
+                         self->Fail("in create", "sent a malformed reply (protocol error)").message);
+  }
+  if (code != StatusCode::kOk) {
+    if (self->limits_.memory_bytes > 0 && (out_of_memory || LooksOutOfMemory(message))) {
+      return InternalError(who + ": create failed: " +
+                           self->Fail("in create", "exceeded the memory limit of " + Bytes(self->limits_.memory_bytes) +
+                                                       " (--rule-memory)")
+                               .message);
+    }
+    // The worker checked and created exactly as RuleInstance::Create: same codes and texts.
+    return Status(code, message);
+  }
+  return self;
+}
+
+IsolatedRule::~IsolatedRule() {
+  if (process_ && !failed_) {
+    const Channel::Limits limits{std::chrono::steady_clock::now() + std::chrono::seconds(2), nullptr};
+    if (channel_->Send(MessageType::kDestroy, {}, limits) == Channel::Failure::kNone) {
+      // destroy() is the plugin's; give it a moment, then stop waiting.
+      process_->WaitFor(std::chrono::seconds(2));
+    }
+  }
+  process_.reset();  // kills (if still running) and reaps
+}
+
+uint64_t IsolatedRule::Generation() const {
+  uint64_t h = 1469598103934665603ull;
+  const auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
+  for (const Trial* t : trials_) {
+    mix(t->index_files_parsed());
+    mix(t->last_complete_step());
+    mix(t->end_marker_seen());
+    mix(t->loaded_all_steps());
+    mix(t->collections_ready());
+    mix(static_cast<int64_t>(t->collections().size()));
+    mix(t->num_workers());
+  }
+  return h;
+}
+
+PluginCallResult IsolatedRule::Stopped() {
+  // Not the rule's failure: the step counts as skipped, and the runner, which sees the stop
+  // too, ends the rule Stopped.
+  stopped_ = true;
+  if (process_) process_->Kill();
+  failed_ = PluginCallResult{LITMUS_STEP_UNAVAILABLE, "the job was stopped before the rule returned"};
+  return *failed_;
+}
+
+PluginCallResult IsolatedRule::Fail(const std::string& what, const std::string& cause) {
+  if (process_) process_->Kill();
+  failed_ = PluginCallResult{LITMUS_INTERNAL, "its worker process " + cause + " " + what};
+  spdlog::debug("rule {}: {}", configuration_name_, failed_->message);
+  return *failed_;
+}
+
+std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::string& payload,
+                                                   PluginCallPhase phase, const std::string& what, Message* reply) {
+  if (failed_) return failed_;
+  const auto timeout = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(limits_.timeout_s));
+  const Channel::Limits limits{std::chrono::steady_clock::now() + timeout, [] { return StopRequested(); }};
+  ctx_.BeginCall(phase);
+  struct EndCall {
+    IsolatedRule* self;
+    ~EndCall() {
+      self->ctx_.EndCall();
+      self->keep_alive_.clear();
+    }
+  } end_call{this};
+
+  // Why the conversation broke off, as the call's failure.
+  const auto broken = [&](Channel::Failure failure) -> PluginCallResult {
+    switch (failure) {
+      case Channel::Failure::kAborted:
+        return Stopped();
+      case Channel::Failure::kTimedOut:
+        return Fail(what, "timed out after " + Seconds(limits_.timeout_s) + " s (--rule-timeout, or the rule's " +
+                              kRuleTimeoutParameter + " parameter)");
+      case Channel::Failure::kProtocol:
+        return Fail(what, "broke the worker protocol (" + channel_->error() + ")");
+      case Channel::Failure::kClosed:
+      case Channel::Failure::kNone:
+        break;
+    }
+    // The socket closed: the worker is ending (or closed it on purpose: then it must go).
+    const std::optional<int> status = process_->WaitFor(std::chrono::seconds(2));
+    if (!status) return Fail(what, "closed its connection to the runner");
+    if (StopRequested() && WIFSIGNALED(*status)) return Stopped();
+    return Fail(what, DescribeWaitStatus(*status));
+  };
+
+  if (const auto f = channel_->Send(type, payload, limits); f != Channel::Failure::kNone) return broken(f);
+  while (true) {
+    Message message;
+    if (const auto f = channel_->Receive(&message, limits); f != Channel::Failure::kNone) return broken(f);
+    switch (message.type) {
+      case MessageType::kReply:
+      case MessageType::kInitReply:
+        *reply = std::move(message);
+        return std::nullopt;
+      case MessageType::kQuery: {
+        const std::string answer = Answer(message.payload);
+        if (const auto f = channel_->Send(MessageType::kQueryReply, answer, limits); f != Channel::Failure::kNone) {
+          return broken(f);
+        }
+        break;
+      }
+      case MessageType::kLog: {
+        Decoder in(message.payload);
+        const int32_t level = in.Get<int32_t>();
+        const std::string_view text = in.GetBytes();
+        HostApi()->log(&ctx_, level, text.data(), text.size());
+        break;
+      }
+      case MessageType::kReportViolations:
+        HostApi()->report_violations(&ctx_, Decoder(message.payload).Get<int64_t>());
+        break;
+      case MessageType::kReportDetail: {
+        Decoder in(message.payload);
+        const litmus_str_t key = GetStr(in);
+        const litmus_str_t value = GetStr(in);
+        if (!in.failed()) HostApi()->report_detail(&ctx_, key, value);
+        break;
+      }
+      default:
+        return broken(Channel::Failure::kProtocol);
+    }
+  }
+}
+
+std::string IsolatedRule::Answer(std::string_view query) {
+  Decoder in(query);
+  const auto function = static_cast<HostFunction>(in.Get<uint32_t>());
+  const litmus_host_api_t* host = HostApi();
+  litmus_ctx* ctx = &ctx_;
+  ctx_.has_error = false;
+  ctx_.error.clear();
+  Encoder out;  // the function's output
+  litmus_status_t status = LITMUS_INTERNAL;
+  switch (function) {
+    case HostFunction::kSteps: {
+      const uint32_t trial = in.Get<uint32_t>();
+      const int32_t mode = in.Get<int32_t>();
+      const int64_t* steps = nullptr;
+      size_t count = 0;
+      status = host->steps(ctx, trial, mode, &steps, &count);
+      out.PutBytes(steps, count * sizeof(int64_t));
+      break;
+    }
+    case HostFunction::kStepMode: {
+      const uint32_t trial = in.Get<uint32_t>();
+      const int64_t step = in.Get<int64_t>();
+      int32_t mode = 0;
+      int64_t mode_step = 0;
+      status = host->step_mode(ctx, trial, step, &mode, &mode_step);
+      out.Put(mode).Put(mode_step);
+      break;
+    }
+    case HostFunction::kGlobalStep: {
+      const uint32_t trial = in.Get<uint32_t>();
+      const int32_t mode = in.Get<int32_t>();
+      const int64_t mode_step = in.Get<int64_t>();
+      int64_t step = 0;
+      status = host->global_step(ctx, trial, mode, mode_step, &step);
+      out.Put(step);
+      break;
+    }
+    case HostFunction::kWorkers:
+    case HostFunction::kTensorNames: {
+      const uint32_t trial = in.Get<uint32_t>();
+      const litmus_str_t* names = nullptr;
+      size_t count = 0;
+      if (function == HostFunction::kWorkers) {
+        status = host->workers(ctx, trial, &names, &count);
+      } else {
+        litmus_tensor_query_t q{};
+        q.struct_size = sizeof(q);
+        q.collection = GetStr(in);
+        q.regex = GetStr(in);
+        q.step = in.Get<int64_t>();
+        q.mode = in.Get<int32_t>();
+        status = host->tensor_names(ctx, trial, &q, &names, &count);
+      }
+      Encoder list;
+      list.Put<uint64_t>(count);
+      for (size_t i = 0; i < count; ++i) list.PutBytes(names[i].data, names[i].size);
+      out = std::move(list);
+      break;
+    }
+    case HostFunction::kTensorSteps: {
+      const uint32_t trial = in.Get<uint32_t>();
+      const litmus_str_t name = GetStr(in);
+      const int32_t mode = in.Get<int32_t>();
+      const int64_t* steps = nullptr;
+      size_t count = 0;
+      status = host->tensor_steps(ctx, trial, name, mode, &steps, &count);
+      out.PutBytes(steps, count * sizeof(int64_t));
+      break;
+    }
+    case HostFunction::kTensorValue: {
+      const uint32_t trial = in.Get<uint32_t>();
+      const litmus_str_t name = GetStr(in);
+      const int64_t step = in.Get<int64_t>();
+      const int32_t mode = in.Get<int32_t>();
+      const litmus_str_t worker = GetStr(in);
+      litmus_tensor_view_t view{};
+      view.struct_size = in.Get<uint32_t>() < sizeof(uint32_t) ? 0 : sizeof(view);  // the worker's check
+      status = host->tensor_value(ctx, trial, name, step, mode, worker, &view);
+      if (status != LITMUS_OK) break;
+      out.Put<int32_t>(view.dtype);
+      uint64_t offset = 0;
+      if (view.strings != nullptr || view.data == nullptr) {
+        out.Put<uint8_t>(0);
+      } else if (arena_->Contains(view.data, view.byte_size, &offset)) {
+        out.Put<uint8_t>(1).Put<uint64_t>(offset).Put<uint64_t>(view.byte_size);  // ctx_ keeps it alive
+      } else {
+        out.Put<uint8_t>(2).PutBytes(view.data, view.byte_size);
+      }
+      out.PutBytes(view.shape, view.rank * sizeof(int64_t));
+      out.Put<int64_t>(view.num_elements);
+      const uint64_t strings = view.strings == nullptr ? 0 : static_cast<uint64_t>(view.num_elements);
+      out.Put<uint64_t>(strings);
+      for (uint64_t i = 0; i < strings; ++i) out.PutBytes(view.strings[i].data, view.strings[i].size);
+      out.Put<int64_t>(view.step).Put<int32_t>(view.mode).Put<int64_t>(view.mode_step);
+      break;
+    }
+    case HostFunction::kTensorReduction: {
+      const uint32_t trial = in.Get<uint32_t>();
+      const litmus_str_t name = GetStr(in);
+      const int64_t step = in.Get<int64_t>();
+      const int32_t mode = in.Get<int32_t>();
+      const int32_t reduction = in.Get<int32_t>();
+      const uint32_t abs = in.Get<uint32_t>();
+      const litmus_str_t worker = GetStr(in);
+      double value = 0;
+      status = host->tensor_reduction(ctx, trial, name, step, mode, reduction, abs, worker, &value);
+      out.Put(value);
+      break;
+    }
+    case HostFunction::kTensorShape: {
+      const uint32_t trial = in.Get<uint32_t>();
+      const litmus_str_t name = GetStr(in);
+      const int64_t step = in.Get<int64_t>();
+      const int32_t mode = in.Get<int32_t>();
+      const litmus_str_t worker = GetStr(in);
+      const int64_t* shape = nullptr;
+      uint32_t rank = 0;
+      status = host->tensor_shape(ctx, trial, name, step, mode, worker, &shape, &rank);
+      out.PutBytes(shape, rank * sizeof(int64_t));
+      break;
+    }
+    case HostFunction::kRequireTensor: {
+      const uint32_t trial = in.Get<uint32_t>();
+      const litmus_str_t name = GetStr(in);
+      const uint32_t regex = in.Get<uint32_t>();
+      std::vector<TensorRequirement> found;
+      require_ctx_.BeginCall(PluginCallPhase::kSetRequiredTensors, &found);
+      ctx = &require_ctx_;
+      status = host->require_tensor(ctx, trial, name, nullptr, 0, regex);
+      Encoder list;
+      list.Put<uint64_t>(found.size());
+      for (const TensorRequirement& r : found) list.PutString(r.name);
+      out = std::move(list);
+      break;
+    }
+    case HostFunction::kAddAction: {
+      const litmus_str_t action = GetStr(in);
+      status = host->add_action(ctx, action);
+      break;
+    }
+  }
+  Encoder answer;
+  answer.Put<int32_t>(status).Put<uint8_t>(ctx->has_error ? 1 : 0).PutString(ctx->error).PutString(out.bytes());
+  if (ctx == &require_ctx_) require_ctx_.EndCall();
+  return answer.Take();
+}
+
+std::optional<PluginCallResult> IsolatedRule::ReadResult(Decoder& in, const std::string& what) {
+  PluginCallResult result;
+  result.status = in.Get<int32_t>();
+  result.message = in.GetString();
+  const bool out_of_memory = in.Get<uint8_t>() != 0;
+  if (in.failed()) return Fail(what, "sent a malformed reply (protocol error)");
+  if (limits_.memory_bytes > 0 && result.status != LITMUS_OK && result.status != LITMUS_CONDITION_MET &&
+      (out_of_memory || LooksOutOfMemory(result.message))) {
+    return Fail(what, "exceeded the memory limit of " + Bytes(limits_.memory_bytes) + " (--rule-memory)");
+  }
+  return result;
+}
+
+PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) {
+  out->clear();
+  const std::string what = AtStep("set_required_tensors", step);
+  Encoder request;
+  request.Put<uint64_t>(Generation()).Put<int64_t>(step);
+  Message reply;
+  if (auto failed = Call(MessageType::kRequiredTensors, request.bytes(), PluginCallPhase::kSetRequiredTensors, what,
+                         &reply)) {
+    return *failed;
+  }
+  Decoder in(reply.payload);
+  std::optional<PluginCallResult> result = ReadResult(in, what);
+  if (result->status != LITMUS_OK) return *result;
+  // The worker recorded exact, checked names: record them again here, on the runner's trials.
+  ctx_.BeginCall(PluginCallPhase::kSetRequiredTensors, out);
+  const uint64_t count = in.Get<uint64_t>();
+  for (uint64_t i = 0; i < count && !in.failed(); ++i) {
+    const uint32_t trial = in.Get<uint32_t>();
+    const std::string_view name = in.GetBytes();
+    const std::vector<int64_t> steps = in.GetVector<int64_t>();
+    HostApi()->require_tensor(&ctx_, trial, {name.data(), name.size()}, steps.data(), steps.size(), 0);
+  }
+  ctx_.EndCall();
+  if (in.failed()) {
+    out->clear();
+    return Fail(what, "sent a malformed reply (protocol error)");
+  }
+  declared_[step] = *out;
+  return *result;
+}
+
+void IsolatedRule::AppendLocalTensors(int64_t step, Encoder& out) {
+  // Names first defined by this request, then the entries.
+  Encoder names, entries;
+  uint64_t new_names = 0, count = 0;
+  const auto it = declared_.find(step);
+  if (it != declared_.end()) {
+    for (const TensorRequirement& req : it->second) {
+      if (req.trial >= trials_.size()) continue;
+      const Trial& trial = *trials_[req.trial];
+      for (const int64_t s : req.steps) {
+        StatusOr<TensorPtr> value = trial.Value(req.name, s);
+        if (!value.ok() || (*value)->is_string()) continue;
+        const Tensor& tensor = **value;
+        uint64_t offset = 0;
+        if (!tensor.bytes().empty() && !arena_->Contains(tensor.bytes().data(), tensor.bytes().size(), &offset)) {
+          continue;
+        }
+        auto [id, inserted] = name_ids_.try_emplace(req.name.data(), static_cast<uint32_t>(name_ids_.size()));
+        if (inserted) {
+          names.Put<uint32_t>(id->second).PutString(req.name);
+          ++new_names;
+        }
+        entries.Put<uint32_t>(id->second).Put<uint32_t>(req.trial).Put<int64_t>(s);
+        entries.Put<uint64_t>(offset).Put<uint64_t>(tensor.bytes().size());
+        entries.Put<int32_t>(static_cast<int32_t>(tensor.dtype())).PutVector(tensor.shape());
+        entries.Put<int64_t>(tensor.num_elements());
+        if (const auto mode = trial.ModeOfGlobalStep(s)) {
+          entries.Put<int32_t>(static_cast<int32_t>(mode->first)).Put<int64_t>(mode->second);
+        } else {
+          entries.Put<int32_t>(LITMUS_MODE_GLOBAL).Put<int64_t>(s);
+        }
+        // Reductions the runner computed already (key 2 * LITMUS_REDUCTION_* + abs, the trial's
+        // memo keys), unless a stored reduction could take precedence (Trial::Reduction).
+        uint32_t mask = 0;
+        double memos[18];
+        for (uint32_t key = 0; key < 18; ++key) {
+          if (const std::optional<double> memo = tensor.Memo(key)) {
+            mask |= uint32_t{1} << key;
+            memos[key] = *memo;
+          }
+        }
+        if (mask != 0 && trial.HasStoredReductions(req.name, s)) mask = 0;
+        entries.Put<uint32_t>(mask);
+        for (uint32_t key = 0; key < 18; ++key) {
+          if ((mask >> key & 1) != 0) entries.Put<double>(memos[key]);
+        }
+        keep_alive_.push_back(*std::move(value));
+        ++count;
+      }
+    }
+    declared_.erase(declared_.begin(), std::next(it));
+  }
+  out.Put<uint64_t>(new_names).PutRaw(names.bytes());
+  out.Put<uint64_t>(count).PutRaw(entries.bytes());
+}
+
+PluginCallResult IsolatedRule::Invoke(int64_t step) {
+  const std::string what = AtStep("invoke_at_step", step);
+  if (failed_) return *failed_;
+  Encoder request;
+  request.Put<uint64_t>(Generation()).Put<int64_t>(step);
+  AppendLocalTensors(step, request);
+  Message reply;
+  if (auto failed = Call(MessageType::kInvoke, request.bytes(), PluginCallPhase::kInvoke, what, &reply)) {
+    return *failed;
+  }
+  Decoder in(reply.payload);
+  return *ReadResult(in, what);
+}
+
+PluginCallResult IsolatedRule::Poll(int64_t last_step) {
+  if (!polls_) return {LITMUS_OK, ""};
+  const std::string what = AtStep("on_poll", last_step);
+  Encoder request;
+  request.Put<uint64_t>(Generation()).Put<int64_t>(last_step);
+  Message reply;
+  if (auto failed = Call(MessageType::kPoll, request.bytes(), PluginCallPhase::kPoll, what, &reply)) return *failed;
+  Decoder in(reply.payload);
+  return *ReadResult(in, what);
+}
+
+}  // namespace litmus::isolation

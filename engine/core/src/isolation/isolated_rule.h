@@ -1,0 +1,95 @@
+// IsolatedRule: the runner's side of a rule running in a worker process (rule_worker.h). Each
+// call is one request over the socket; while the worker serves it, this side answers its queries
+// with the runner's own host functions over the rule's trials (so checks and messages are those
+// of the in-process mode), applies its log and report notes, and hands it the required tensors of
+// an Invoke as offsets into the shared tensor memory, keeping them alive until the reply. A call
+// that does not come back (worker crashed, exited, closed its socket, timed out, ran out of
+// memory) kills the worker and fails this call and every later one with LITMUS_INTERNAL naming
+// the call, the step and the cause; a stop (StopRequested) kills it and makes the call a skipped
+// step. Thread-safety: one call at a time (as RuleInstance).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "isolation/protocol.h"
+#include "isolation/rule_handle.h"
+#include "isolation/shared_arena.h"
+#include "isolation/worker_process.h"
+
+namespace litmus::isolation {
+
+struct WorkerLimits {
+  double timeout_s = 300;
+  uint64_t memory_bytes = 0;  // 0 = unlimited
+  std::string log_path;
+  uint64_t log_bytes = kRuleLogBytes;
+};
+
+class IsolatedRule : public RuleHandle {
+ public:
+  // Starts the worker and creates the instance there; errors as RuleInstance::Create (a worker
+  // failure during create is Internal naming the cause).
+  static StatusOr<std::unique_ptr<IsolatedRule>> Create(const LoadedRule& rule, std::string configuration_name,
+                                                        std::vector<Trial*> trials,
+                                                        const std::map<std::string, std::string>& params,
+                                                        std::vector<std::string>* warnings, WorkerLimits limits,
+                                                        std::shared_ptr<SharedArena> arena);
+  // kDestroy, then waits briefly for the worker to exit (killed after that).
+  ~IsolatedRule() override;
+
+  PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) override;
+  PluginCallResult Invoke(int64_t step) override;
+  bool polls() const override { return polls_; }
+  PluginCallResult Poll(int64_t last_step) override;
+  const std::vector<std::string>& extra_action_json() const override { return ctx_.added_actions; }
+  const RuleReport& report() const override { return report_; }
+  const LoadedRule& rule() const override { return rule_; }
+
+ private:
+  IsolatedRule(const LoadedRule& rule, std::string configuration_name, std::vector<Trial*> trials,
+               WorkerLimits limits, std::shared_ptr<SharedArena> arena);
+
+  // One request: sends it, serves the worker until its reply (stored in *reply). On failure,
+  // returns the call's result (and the worker is dead), else nullopt.
+  std::optional<PluginCallResult> Call(MessageType type, const std::string& payload, PluginCallPhase phase,
+                                       const std::string& what, Message* reply);
+  // Answers one kQuery with the runner's host functions.
+  std::string Answer(std::string_view query);
+  // The worker is gone or must go: kills and reaps it, and fails this and every later call.
+  PluginCallResult Fail(const std::string& what, const std::string& cause);
+  // A stop was requested during a call: kills the worker; this and every later call is a
+  // skipped step.
+  PluginCallResult Stopped();
+  // A value that changes whenever a trial refresh found something new (the worker caches
+  // catalog answers until it changes).
+  uint64_t Generation() const;
+  // The rule's required tensors at `step` that the worker can read from the shared memory.
+  void AppendLocalTensors(int64_t step, Encoder& out);
+  std::optional<PluginCallResult> ReadResult(Decoder& in, const std::string& what);
+
+  const LoadedRule& rule_;
+  const std::string configuration_name_;
+  const std::vector<Trial*> trials_;
+  const WorkerLimits limits_;
+  const std::shared_ptr<SharedArena> arena_;
+  RuleReport report_;
+  litmus_ctx ctx_;        // the runner's host functions run on it for this rule (after report_)
+  litmus_ctx require_ctx_;  // require_tensor checks during set_required_tensors
+  std::unique_ptr<WorkerProcess> process_;
+  std::unique_ptr<Channel> channel_;
+  bool polls_ = false;
+  std::optional<PluginCallResult> failed_;  // once the worker is gone
+  bool stopped_ = false;
+  // What RequiredTensors returned per step (the rule's trial numbering), for Invoke's table.
+  std::map<int64_t, std::vector<TensorRequirement>> declared_;
+  std::unordered_map<const char*, uint32_t> name_ids_;  // by the trial's copy of the name
+  std::vector<TensorPtr> keep_alive_;  // values the worker may be reading
+};
+
+}  // namespace litmus::isolation

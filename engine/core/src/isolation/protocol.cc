@@ -1,0 +1,146 @@
+// Framing and payload coding of the runner/worker protocol (format: protocol.h).
+// Thread-compatible.
+#include "isolation/protocol.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace litmus::isolation {
+namespace {
+
+struct FrameHeader {
+  uint32_t type;
+  uint32_t reserved;
+  uint64_t length;
+};
+static_assert(sizeof(FrameHeader) == 16);
+
+// Messages up to this size go out in one send (on the caller's stack, which may be a plugin's).
+constexpr size_t kSmallFrame = 8 * 1024;
+
+}  // namespace
+
+Encoder& Encoder::PutBytes(const void* data, size_t size) {
+  Put<uint64_t>(size);
+  if (size > 0) buffer_.append(static_cast<const char*>(data), size);
+  return *this;
+}
+
+std::string_view Decoder::GetBytes() {
+  const uint64_t size = Get<uint64_t>();
+  if (failed_ || data_.size() - pos_ < size) {
+    failed_ = true;
+    pos_ = data_.size();
+    return {};
+  }
+  const std::string_view out = data_.substr(pos_, size);
+  pos_ += size;
+  return out;
+}
+
+Channel::~Channel() {
+  if (fd_ >= 0) close(fd_);
+}
+
+Channel::Failure Channel::Wait(short events, const Limits& limits) {
+  while (true) {
+    if (limits.abort && limits.abort()) return Failure::kAborted;
+    int timeout_ms = -1;
+    if (limits.deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*limits.deadline -
+                                                                              std::chrono::steady_clock::now());
+      if (left.count() <= 0) return Failure::kTimedOut;
+      timeout_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30));
+    }
+    if (limits.abort) timeout_ms = timeout_ms < 0 ? 50 : std::min(timeout_ms, 50);
+    pollfd p{fd_, events, 0};
+    const int n = poll(&p, 1, timeout_ms);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error_ = std::strerror(errno);
+      return Failure::kClosed;
+    }
+    if (n == 0) continue;
+    // POLLHUP/POLLERR: let the read/write below report what happened.
+    return Failure::kNone;
+  }
+}
+
+Channel::Failure Channel::WriteAll(const char* data, size_t size, const Limits& limits) {
+  while (size > 0) {
+    const ssize_t n = send(fd_, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      data += n;
+      size -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (const Failure f = Wait(POLLOUT, limits); f != Failure::kNone) return f;
+      continue;
+    }
+    error_ = n < 0 ? std::strerror(errno) : "connection closed";
+    return Failure::kClosed;
+  }
+  return Failure::kNone;
+}
+
+Channel::Failure Channel::ReadAll(char* data, size_t size, const Limits& limits) {
+  while (size > 0) {
+    const ssize_t n = recv(fd_, data, size, MSG_DONTWAIT);
+    if (n > 0) {
+      data += n;
+      size -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) {
+      error_ = "connection closed";
+      return Failure::kClosed;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if (const Failure f = Wait(POLLIN, limits); f != Failure::kNone) return f;
+      continue;
+    }
+    error_ = std::strerror(errno);
+    return Failure::kClosed;
+  }
+  return Failure::kNone;
+}
+
+Channel::Failure Channel::Send(MessageType type, std::string_view payload, const Limits& limits) {
+  const FrameHeader header{static_cast<uint32_t>(type), 0, payload.size()};
+  // One buffer for small messages (one system call); large payloads go out separately.
+  if (payload.size() <= kSmallFrame) {
+    char frame[sizeof(FrameHeader) + kSmallFrame];
+    std::memcpy(frame, &header, sizeof(header));
+    if (!payload.empty()) std::memcpy(frame + sizeof(header), payload.data(), payload.size());
+    return WriteAll(frame, sizeof(header) + payload.size(), limits);
+  }
+  if (const Failure f = WriteAll(reinterpret_cast<const char*>(&header), sizeof(header), limits); f != Failure::kNone) {
+    return f;
+  }
+  return WriteAll(payload.data(), payload.size(), limits);
+}
+
+Channel::Failure Channel::Receive(Message* out, const Limits& limits) {
+  FrameHeader header{};
+  if (const Failure f = ReadAll(reinterpret_cast<char*>(&header), sizeof(header), limits); f != Failure::kNone) {
+    return f;
+  }
+  if (header.reserved != 0 || header.length > kMaxPayload) {
+    error_ = "malformed frame header (type " + std::to_string(header.type) + ", length " +
+             std::to_string(header.length) + ")";
+    return Failure::kProtocol;
+  }
+  out->type = static_cast<MessageType>(header.type);
+  out->payload.resize(header.length);
+  return ReadAll(out->payload.data(), out->payload.size(), limits);
+}
+
+}  // namespace litmus::isolation

@@ -1,0 +1,176 @@
+// The wire protocol between the runner and a rule worker (`litmus __rule-worker`), one stream
+// socket per worker. Thread-compatible: one Channel is used by one thread at a time.
+//
+// Format. Every message is a frame: a 16-byte header {u32 type, u32 reserved = 0, u64 length}
+// followed by `length` payload bytes. Payloads are sequences of fixed-size native-endian scalars
+// (both ends are the same binary on the same machine) and strings/byte blocks as {u64 size,
+// bytes}. The runner sends requests (kInit, kRequiredTensors, kInvoke, kPoll, kDestroy); while it
+// serves one, the worker may send one-way notes (kLog, kReportViolations, kReportDetail) and
+// queries (kQuery, answered by one kQueryReply each), then ends it with exactly one kReply
+// (kInitReply for kInit). kDestroy has no reply: the worker destroys the instance and exits 0.
+// Names of tensors a request hands over travel as ids: a request defines each id once (id, name)
+// before using it, and ids stay valid for the worker's life.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "litmus/status.h"
+
+namespace litmus::isolation {
+
+enum class MessageType : uint32_t {
+  // runner -> worker
+  kInit = 1,            // Init
+  kRequiredTensors = 2, // CallHeader, then the step
+  kInvoke = 3,          // CallHeader, then the step and the table of required tensors (see isolated_rule.cc)
+  kPoll = 4,            // CallHeader, then the last step
+  kDestroy = 5,         // empty
+  kQueryReply = 6,      // QueryResult header, then the function's output
+  // worker -> runner
+  kInitReply = 20,        // status code, message, warnings, polls, added actions
+  kReply = 21,            // PluginCallResult (+ requirements for kRequiredTensors), out-of-memory flag
+  kQuery = 22,            // HostFunction, then its arguments
+  kLog = 23,              // level, text
+  kReportViolations = 24, // count
+  kReportDetail = 25,     // key, JSON text
+};
+
+// The host functions a worker forwards to the runner in a kQuery.
+enum class HostFunction : uint32_t {
+  kSteps = 1,
+  kStepMode = 2,
+  kGlobalStep = 3,
+  kWorkers = 4,
+  kTensorNames = 5,
+  kTensorSteps = 6,
+  kTensorValue = 7,
+  kTensorReduction = 8,
+  kTensorShape = 9,
+  kRequireTensor = 10,  // validates/expands one require_tensor (no steps): the names to record
+  kAddAction = 11,
+};
+
+// Appends scalars and strings to a payload.
+class Encoder {
+ public:
+  template <class T>
+  Encoder& Put(T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const size_t at = buffer_.size();
+    buffer_.resize(at + sizeof(T));
+    std::memcpy(buffer_.data() + at, &value, sizeof(T));
+    return *this;
+  }
+  Encoder& PutBytes(const void* data, size_t size);
+  Encoder& PutString(std::string_view s) { return PutBytes(s.data(), s.size()); }
+  // Appends another encoder's bytes as they are (no size).
+  Encoder& PutRaw(std::string_view bytes) {
+    buffer_.append(bytes.data(), bytes.size());
+    return *this;
+  }
+  template <class T>
+  Encoder& PutVector(const std::vector<T>& values) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    return PutBytes(values.data(), values.size() * sizeof(T));
+  }
+  const std::string& bytes() const { return buffer_; }
+  std::string Take() { return std::move(buffer_); }
+  void Clear() { buffer_.clear(); }
+
+ private:
+  std::string buffer_;
+};
+
+// Reads what an Encoder wrote. Reading past the end sets failed() and yields zeros/empty values,
+// so a caller checks once at the end (a malformed message is a protocol error, never UB).
+class Decoder {
+ public:
+  explicit Decoder(std::string_view payload) : data_(payload) {}
+  template <class T>
+  T Get() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T value{};
+    if (data_.size() - pos_ < sizeof(T)) {
+      failed_ = true;
+      pos_ = data_.size();
+      return value;
+    }
+    std::memcpy(&value, data_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return value;
+  }
+  // A view into the payload (valid as long as it).
+  std::string_view GetBytes();
+  std::string GetString() { return std::string(GetBytes()); }
+  template <class T>
+  std::vector<T> GetVector() {
+    const std::string_view bytes = GetBytes();
+    if (bytes.size() % sizeof(T) != 0) {
+      failed_ = true;
+      return {};
+    }
+    std::vector<T> out(bytes.size() / sizeof(T));
+    if (!out.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+  }
+  bool failed() const { return failed_; }
+  bool at_end() const { return pos_ == data_.size(); }
+
+ private:
+  std::string_view data_;
+  size_t pos_ = 0;
+  bool failed_ = false;
+};
+
+struct Message {
+  MessageType type{};
+  std::string payload;
+};
+
+// One end of the socket. The runner's end is non-blocking and bounded by a deadline and an abort
+// check; the worker's end blocks (it has nothing else to do).
+class Channel {
+ public:
+  // Takes ownership of `fd`.
+  explicit Channel(int fd) : fd_(fd) {}
+  ~Channel();
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  // Why a Send/Receive did not complete.
+  enum class Failure { kNone, kClosed, kTimedOut, kAborted, kProtocol };
+  // Gives up at `deadline` (kTimedOut) or when `abort` returns true (checked every 50 ms;
+  // kAborted). Without a deadline and abort check, blocks.
+  struct Limits {
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    std::function<bool()> abort;
+  };
+
+  Failure Send(MessageType type, std::string_view payload, const Limits& limits = {});
+  Failure Receive(Message* out, const Limits& limits = {});
+  // The system error text of the last kClosed/kProtocol failure (for messages).
+  const std::string& error() const { return error_; }
+  int fd() const { return fd_; }
+
+  // Largest payload accepted (a larger length is a protocol error, not an allocation).
+  static constexpr uint64_t kMaxPayload = uint64_t{4} << 30;
+
+ private:
+  // Waits until fd_ is readable/writable; kNone when it is.
+  Failure Wait(short events, const Limits& limits);
+  Failure WriteAll(const char* data, size_t size, const Limits& limits);
+  Failure ReadAll(char* data, size_t size, const Limits& limits);
+
+  int fd_;
+  std::string error_;
+};
+
+}  // namespace litmus::isolation

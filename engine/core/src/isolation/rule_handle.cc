@@ -1,0 +1,103 @@
+// RuleIsolation: the in-process adapter, the isolated factory, the rule_timeout parameter and
+// wait-status texts. Thread-safety: see rule_handle.h.
+#include "isolation/rule_handle.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "isolation/isolated_rule.h"
+#include "isolation/shared_arena.h"
+
+namespace litmus {
+namespace {
+
+// `--isolation none`: the rule runs in this process, as before isolation existed.
+class InProcessRule : public RuleHandle {
+ public:
+  explicit InProcessRule(std::unique_ptr<RuleInstance> instance) : instance_(std::move(instance)) {}
+  PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) override {
+    return instance_->RequiredTensors(step, out);
+  }
+  PluginCallResult Invoke(int64_t step) override { return instance_->Invoke(step); }
+  bool polls() const override { return instance_->polls(); }
+  PluginCallResult Poll(int64_t last_step) override { return instance_->Poll(last_step); }
+  const std::vector<std::string>& extra_action_json() const override { return instance_->extra_action_json(); }
+  const RuleReport& report() const override { return instance_->report(); }
+  const LoadedRule& rule() const override { return instance_->rule(); }
+
+ private:
+  std::unique_ptr<RuleInstance> instance_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<RuleIsolation>> RuleIsolation::Create(IsolationOptions options) {
+  std::unique_ptr<RuleIsolation> isolation(new RuleIsolation(std::move(options)));
+  if (isolation->options_.mode == IsolationMode::kProcess) {
+    auto arena = isolation::SharedArena::Create(isolation->options_.arena_bytes);
+    if (!arena.ok()) return arena.status();
+    isolation->arena_ = std::move(arena).value();
+  }
+  return isolation;
+}
+
+RuleIsolation::~RuleIsolation() = default;
+
+std::shared_ptr<RecordBufferAllocator> RuleIsolation::record_buffers() const { return arena_; }
+
+StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule& rule, std::string configuration_name,
+                                                                std::vector<Trial*> trials,
+                                                                std::map<std::string, std::string> params,
+                                                                std::vector<std::string>* warnings) {
+  double timeout_s = options_.rule_timeout_s;
+  const bool declared = std::any_of(rule.params.begin(), rule.params.end(),
+                                    [](const LoadedRule::Param& p) { return p.name == kRuleTimeoutParameter; });
+  if (const auto it = params.find(kRuleTimeoutParameter); it != params.end() && !declared) {
+    char* end = nullptr;
+    const double value = std::strtod(it->second.c_str(), &end);
+    if (end == it->second.c_str() || *end != '\0' || !(value > 0)) {
+      return InvalidArgumentError("rule " + configuration_name + ": " + kRuleTimeoutParameter +
+                                  ": expected a positive number of seconds, got '" + it->second + "'");
+    }
+    timeout_s = value;
+    params.erase(it);
+    if (options_.mode == IsolationMode::kNone && warnings != nullptr) {
+      warnings->push_back("rule " + configuration_name + ": " + kRuleTimeoutParameter +
+                          " has no effect with --isolation none");
+    }
+  }
+  if (options_.mode == IsolationMode::kNone) {
+    auto instance = RuleInstance::Create(rule, std::move(configuration_name), std::move(trials), params, warnings);
+    if (!instance.ok()) return instance.status();
+    return std::unique_ptr<RuleHandle>(new InProcessRule(std::move(instance).value()));
+  }
+  isolation::WorkerLimits limits;
+  limits.timeout_s = timeout_s;
+  limits.memory_bytes = options_.rule_memory_bytes;
+  limits.log_path = (std::filesystem::path(options_.log_dir) / (configuration_name + ".log")).string();
+  auto isolated = isolation::IsolatedRule::Create(rule, std::move(configuration_name), std::move(trials), params,
+                                                  warnings, std::move(limits), arena_);
+  if (!isolated.ok()) return isolated.status();
+  return std::unique_ptr<RuleHandle>(std::move(isolated).value());
+}
+
+std::string DescribeWaitStatus(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* abbrev = sigabbrev_np(sig);
+    std::string text = "was killed by signal " + std::to_string(sig) +
+                       (abbrev != nullptr ? " (SIG" + std::string(abbrev) + ")" : std::string());
+    if (sig == SIGKILL) text += " (by the kernel's out-of-memory killer?)";
+    return text;
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended (wait status " + std::to_string(status) + ")";
+}
+
+}  // namespace litmus

@@ -1,0 +1,86 @@
+// RuleHandle: one configured rule as the runner calls it, wherever it runs: in the runner's own
+// process (RuleInstance, `--isolation none`) or in a worker process of its own (IsolatedRule,
+// the default). RuleIsolation creates them for a job and owns what isolation shares between
+// rules (the tensor memory workers read, the limits). Thread-safety: one call at a time per
+// handle; different handles may be called concurrently (as RuleInstance).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "litmus/engine/trial.h"
+#include "litmus/status.h"
+#include "plugin/host_api.h"
+#include "plugin/plugin_loader.h"
+#include "plugin/rule_instance.h"
+
+namespace litmus {
+
+class RuleHandle {
+ public:
+  virtual ~RuleHandle() = default;
+  // As RuleInstance (rule_instance.h). An isolated rule adds failures of its own, each
+  // LITMUS_INTERNAL with a message naming the call, the step and the cause (worker killed by a
+  // signal, exited, timed out, over its memory limit); after one, every call fails the same way.
+  virtual PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) = 0;
+  virtual PluginCallResult Invoke(int64_t step) = 0;
+  virtual bool polls() const = 0;
+  virtual PluginCallResult Poll(int64_t last_step) = 0;
+  virtual const std::vector<std::string>& extra_action_json() const = 0;
+  virtual const RuleReport& report() const = 0;
+  virtual const LoadedRule& rule() const = 0;
+};
+
+enum class IsolationMode { kNone, kProcess };
+
+struct IsolationOptions {
+  IsolationMode mode = IsolationMode::kProcess;
+  // Per plugin call (create included); a rule's `rule_timeout` parameter overrides it.
+  double rule_timeout_s = 300;
+  // RLIMIT_DATA of each worker; 0 = unlimited.
+  uint64_t rule_memory_bytes = uint64_t{4} << 30;
+  // Where each worker's stdout/stderr go: <log_dir>/<configuration name>.log, created on the
+  // first byte, at most kRuleLogBytes (the rest is dropped).
+  std::string log_dir;
+  // Size of the shared tensor memory (sparse; see SharedArena).
+  uint64_t arena_bytes = uint64_t{1} << 30;
+};
+
+// The runner parameter that sets a rule's own timeout (seconds), unless the rule declares a
+// parameter of that name.
+inline constexpr const char* kRuleTimeoutParameter = "rule_timeout";
+inline constexpr uint64_t kRuleLogBytes = uint64_t{16} << 20;
+
+namespace isolation {
+class SharedArena;
+}
+
+class RuleIsolation {
+ public:
+  static StatusOr<std::unique_ptr<RuleIsolation>> Create(IsolationOptions options);
+  ~RuleIsolation();
+
+  // For TrialOptions::record_buffers of every trial the rules read (null: the heap).
+  std::shared_ptr<RecordBufferAllocator> record_buffers() const;
+
+  // As RuleInstance::Create, in the mode of the options. `rule_timeout` is consumed here
+  // (InvalidArgument for a value that is not a positive number of seconds).
+  StatusOr<std::unique_ptr<RuleHandle>> CreateRule(const LoadedRule& rule, std::string configuration_name,
+                                                   std::vector<Trial*> trials,
+                                                   std::map<std::string, std::string> params,
+                                                   std::vector<std::string>* warnings);
+
+  const IsolationOptions& options() const { return options_; }
+
+ private:
+  explicit RuleIsolation(IsolationOptions options) : options_(std::move(options)) {}
+  IsolationOptions options_;
+  std::shared_ptr<isolation::SharedArena> arena_;
+};
+
+// "killed by signal 11 (SIGSEGV)", "exited with status 7", from a waitpid status.
+std::string DescribeWaitStatus(int status);
+
+}  // namespace litmus

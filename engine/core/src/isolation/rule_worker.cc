@@ -1,0 +1,166 @@
+// The rule worker's main loop (see rule_worker.h). Single-threaded.
+#include "isolation/rule_worker.h"
+
+#include <signal.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "isolation/protocol.h"
+#include "isolation/shared_arena.h"
+#include "isolation/worker_host_api.h"
+#include "isolation/worker_process.h"
+#include "plugin/host_api.h"
+#include "plugin/plugin_loader.h"
+#include "plugin/rule_instance.h"
+
+namespace litmus::isolation {
+namespace {
+
+constexpr const char* kWorkerCommand = "__rule-worker";
+
+WorkerConnection* g_connection = nullptr;
+
+// operator new failed (under the memory limit): note it for the runner, then fail as usual.
+void OnAllocationFailure() {
+  if (g_connection != nullptr) g_connection->out_of_memory = true;
+  throw std::bad_alloc();
+}
+
+void PutResult(Encoder& out, const PluginCallResult& result) {
+  out.Put<int32_t>(result.status).PutString(result.message);
+  out.Put<uint8_t>(g_connection != nullptr && g_connection->out_of_memory ? 1 : 0);
+}
+
+int Serve(Channel& channel) {
+  Message init;
+  if (channel.Receive(&init) != Channel::Failure::kNone || init.type != MessageType::kInit) return 2;
+  Decoder in(init.payload);
+  const std::string plugin_path = in.GetString();
+  const std::string rule_name = in.GetString();
+  const std::string configuration_name = in.GetString();
+  const uint32_t trial_count = in.Get<uint32_t>();
+  const uint64_t memory_limit = in.Get<uint64_t>();
+  const uint64_t generation = in.Get<uint64_t>();
+  std::map<std::string, std::string> params;
+  const uint64_t param_count = in.Get<uint64_t>();
+  for (uint64_t i = 0; i < param_count && !in.failed(); ++i) {
+    std::string key = in.GetString();
+    params[key] = in.GetString();
+  }
+  if (in.failed()) return 2;
+
+  auto reply_init = [&](const Status& status, const std::vector<std::string>& warnings, bool polls) {
+    Encoder out;
+    out.Put<int32_t>(static_cast<int32_t>(status.code())).PutString(status.message());
+    out.Put<uint64_t>(warnings.size());
+    for (const std::string& w : warnings) out.PutString(w);
+    out.Put<uint8_t>(polls ? 1 : 0);
+    out.Put<uint8_t>(g_connection != nullptr && g_connection->out_of_memory ? 1 : 0);
+    return channel.Send(MessageType::kInitReply, out.bytes()) == Channel::Failure::kNone;
+  };
+
+  // The limit holds before the plugin's code (its static constructors included) runs.
+  if (memory_limit > 0) {
+    const rlimit limit{static_cast<rlim_t>(memory_limit), static_cast<rlim_t>(memory_limit)};
+    setrlimit(RLIMIT_DATA, &limit);
+  }
+  std::set_new_handler(OnAllocationFailure);
+  StatusOr<std::unique_ptr<ReadOnlyMapping>> arena = ReadOnlyMapping::Map(kWorkerArenaFd);
+  if (!arena.ok()) {
+    reply_init(arena.status(), {}, false);
+    return 2;
+  }
+  WorkerConnection connection(&channel, std::move(arena).value(), trial_count);
+  g_connection = &connection;
+  SetPluginHostApi(WorkerHostApi(&connection));
+  connection.BeginRequest(generation);
+
+  PluginRegistry registry;
+  if (Status s = registry.LoadFile(plugin_path); !s.ok()) {
+    reply_init(s, {}, false);
+    return 0;
+  }
+  StatusOr<const LoadedRule*> rule = registry.FindRule(rule_name);
+  if (!rule.ok()) {
+    reply_init(rule.status(), {}, false);
+    return 0;
+  }
+  std::vector<std::string> warnings;
+  StatusOr<std::unique_ptr<RuleInstance>> created = RuleInstance::Create(
+      **rule, configuration_name, std::vector<Trial*>(trial_count, nullptr), params, &warnings);
+  if (!created.ok()) {
+    reply_init(created.status(), warnings, false);
+    return 0;
+  }
+  std::unique_ptr<RuleInstance> instance = std::move(created).value();
+  if (!reply_init(OkStatus(), warnings, instance->polls())) return 0;
+
+  while (true) {
+    Message request;
+    if (channel.Receive(&request) != Channel::Failure::kNone) return 0;  // the runner is gone
+    Decoder req(request.payload);
+    Encoder out;
+    switch (request.type) {
+      case MessageType::kRequiredTensors: {
+        connection.BeginRequest(req.Get<uint64_t>());
+        const int64_t step = req.Get<int64_t>();
+        std::vector<TensorRequirement> reqs;
+        PutResult(out, instance->RequiredTensors(step, &reqs));
+        out.Put<uint64_t>(reqs.size());
+        for (const TensorRequirement& r : reqs) out.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps);
+        break;
+      }
+      case MessageType::kInvoke: {
+        connection.BeginRequest(req.Get<uint64_t>());
+        const int64_t step = req.Get<int64_t>();
+        if (!connection.ReadLocalTensors(req)) return 3;
+        PutResult(out, instance->Invoke(step));
+        break;
+      }
+      case MessageType::kPoll: {
+        connection.BeginRequest(req.Get<uint64_t>());
+        PutResult(out, instance->Poll(req.Get<int64_t>()));
+        break;
+      }
+      case MessageType::kDestroy:
+        instance.reset();
+        return 0;
+      default:
+        return 3;
+    }
+    if (req.failed()) return 3;
+    if (channel.Send(MessageType::kReply, out.bytes()) != Channel::Failure::kNone) return 0;
+  }
+}
+
+}  // namespace
+
+bool IsRuleWorkerCommand(int argc, char** argv) { return argc >= 2 && std::strcmp(argv[1], kWorkerCommand) == 0; }
+
+int RunRuleWorker(int argc, char** argv) {
+  // Die with the runner (even a runner killed with SIGKILL), and never outlive a parent that
+  // died before this line.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (argc < 3 || std::to_string(getppid()) != argv[2]) return 2;
+  signal(SIGPIPE, SIG_IGN);
+  // Everything the worker prints goes to its log file (stdout and stderr are that pipe).
+  auto logger = spdlog::stderr_logger_mt("litmus-rule-worker");
+  spdlog::set_default_logger(logger);
+  Channel channel(kWorkerSocketFd);
+  const int code = Serve(channel);
+  // No static destructors, no waiting for threads a plugin may have started.
+  _exit(code);
+}
+
+}  // namespace litmus::isolation

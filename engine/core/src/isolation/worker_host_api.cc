@@ -1,0 +1,537 @@
+// The worker's host table (see worker_host_api.h). Every function is noexcept with its body in a
+// catch-all, as the runner's: an exception never unwinds into plugin code.
+// Thread-safety: one plugin call at a time.
+#include "isolation/worker_host_api.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace litmus::isolation {
+namespace {
+
+WorkerConnection* g_connection = nullptr;
+
+// Exit status of a worker that lost its runner mid-call (the runner is gone or ended the rule).
+constexpr int kExitLostRunner = 70;
+
+litmus_status_t Fail(litmus_ctx_t* ctx, litmus_status_t status, std::string_view message) noexcept {
+  try {
+    ctx->error.assign(message.data(), message.size());
+    ctx->has_error = true;
+  } catch (...) {
+    ctx->error.clear();
+    ctx->has_error = false;
+  }
+  return status;
+}
+
+template <class Body>
+litmus_status_t Guarded(litmus_ctx_t* ctx, Body&& body) noexcept {
+  if (ctx == nullptr) return LITMUS_INVALID_ARGUMENT;
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    g_connection->out_of_memory = true;
+    return Fail(ctx, LITMUS_INTERNAL, "out of memory in host function");
+  } catch (...) {
+    return Fail(ctx, LITMUS_INTERNAL, "internal error in host function (rule worker)");
+  }
+}
+
+// Passes a runner's answer on: its error text (if it recorded one) and status.
+litmus_status_t Apply(litmus_ctx_t* ctx, const QueryAnswer& answer) {
+  if (answer.has_error) Fail(ctx, LITMUS_OK, answer.error);
+  return answer.status;
+}
+
+litmus_status_t NullOutput(litmus_ctx_t* ctx, const char* function) {
+  return Fail(ctx, LITMUS_INVALID_ARGUMENT, std::string(function) + ": an output pointer is NULL");
+}
+
+std::string Args(HostFunction f, const Encoder& e) {
+  std::string key(sizeof(uint32_t), '\0');
+  const uint32_t id = static_cast<uint32_t>(f);
+  std::memcpy(key.data(), &id, sizeof(id));
+  return key + e.bytes();
+}
+
+// Answers whose payload is a list of int64 (steps) or strings (names) are decoded once.
+void DecodeInts(const QueryAnswer& a) {
+  if (!a.ints.empty() || a.status != LITMUS_OK) return;
+  Decoder in(a.payload);
+  const_cast<QueryAnswer&>(a).ints = in.GetVector<int64_t>();
+}
+
+void DecodeStrings(const QueryAnswer& a) {
+  QueryAnswer& m = const_cast<QueryAnswer&>(a);
+  if (!m.strs.empty() || m.status != LITMUS_OK) return;
+  Decoder in(m.payload);
+  const uint64_t count = in.Get<uint64_t>();
+  for (uint64_t i = 0; i < count && !in.failed(); ++i) {
+    const std::string_view s = in.GetBytes();
+    m.strs.push_back({s.data(), s.size()});  // views into the payload, which the answer keeps
+  }
+}
+
+void HostSetError(litmus_ctx_t* ctx, const char* message, size_t size) noexcept {
+  if (ctx == nullptr || message == nullptr || size == 0) return;
+  Fail(ctx, LITMUS_OK, std::string_view(message, size));
+}
+
+void HostLog(litmus_ctx_t* ctx, int32_t level, const char* message, size_t size) noexcept {
+  if (ctx == nullptr || (message == nullptr && size > 0)) return;
+  try {
+    Encoder e;
+    e.Put<int32_t>(level).PutBytes(message, size);
+    g_connection->Note(MessageType::kLog, e.bytes());
+  } catch (...) {
+  }
+}
+
+void* HostAlloc(size_t size) noexcept { return std::malloc(size == 0 ? 1 : size); }
+void HostFree(void* pointer) noexcept { std::free(pointer); }
+
+uint32_t HostTrialCount(litmus_ctx_t* ctx) noexcept {
+  return ctx == nullptr ? 0 : g_connection->trial_count();
+}
+
+litmus_status_t HostSteps(litmus_ctx_t* ctx, uint32_t trial, int32_t mode, const int64_t** steps,
+                          size_t* count) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (steps == nullptr || count == nullptr) return NullOutput(ctx, "steps");
+    Encoder e;
+    e.Put(trial).Put(mode);
+    const QueryAnswer& a = g_connection->Query(HostFunction::kSteps, Args(HostFunction::kSteps, e), true);
+    DecodeInts(a);
+    *steps = a.ints.empty() ? nullptr : a.ints.data();
+    *count = a.ints.size();
+    return Apply(ctx, a);
+  });
+}
+
+litmus_status_t HostStepMode(litmus_ctx_t* ctx, uint32_t trial, int64_t step, int32_t* mode,
+                             int64_t* mode_step) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (mode == nullptr || mode_step == nullptr) return NullOutput(ctx, "step_mode");
+    Encoder e;
+    e.Put(trial).Put(step);
+    const QueryAnswer& a = g_connection->Query(HostFunction::kStepMode, Args(HostFunction::kStepMode, e), true);
+    if (a.status == LITMUS_OK) {
+      Decoder in(a.payload);
+      *mode = in.Get<int32_t>();
+      *mode_step = in.Get<int64_t>();
+    }
+    return Apply(ctx, a);
+  });
+}
+
+litmus_status_t HostGlobalStep(litmus_ctx_t* ctx, uint32_t trial, int32_t mode, int64_t mode_step,
+                               int64_t* step) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (step == nullptr) return NullOutput(ctx, "global_step");
+    Encoder e;
+    e.Put(trial).Put(mode).Put(mode_step);
+    const QueryAnswer& a = g_connection->Query(HostFunction::kGlobalStep, Args(HostFunction::kGlobalStep, e), true);
+    if (a.status == LITMUS_OK) *step = Decoder(a.payload).Get<int64_t>();
+    return Apply(ctx, a);
+  });
+}
+
+litmus_status_t HostWorkers(litmus_ctx_t* ctx, uint32_t trial, const litmus_str_t** workers, size_t* count) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (workers == nullptr || count == nullptr) return NullOutput(ctx, "workers");
+    Encoder e;
+    e.Put(trial);
+    const QueryAnswer& a = g_connection->Query(HostFunction::kWorkers, Args(HostFunction::kWorkers, e), true);
+    DecodeStrings(a);
+    *workers = a.strs.empty() ? nullptr : a.strs.data();
+    *count = a.strs.size();
+    return Apply(ctx, a);
+  });
+}
+
+#define LITMUS_QUERY_HAS(query, field) \
+  ((query)->struct_size >= offsetof(litmus_tensor_query_t, field) + sizeof(litmus_tensor_query_t::field))
+
+litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_tensor_query_t* query,
+                                const litmus_str_t** names, size_t* count) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (names == nullptr || count == nullptr) return NullOutput(ctx, "tensor_names");
+    // The fields the plugin's struct has; the rest does not filter (as the runner's host).
+    litmus_tensor_query_t q{};
+    q.step = -1;
+    if (query != nullptr) {
+      if (LITMUS_QUERY_HAS(query, collection)) q.collection = query->collection;
+      if (LITMUS_QUERY_HAS(query, regex)) q.regex = query->regex;
+      if (LITMUS_QUERY_HAS(query, step)) q.step = query->step;
+      if (LITMUS_QUERY_HAS(query, mode)) q.mode = query->mode;
+    }
+    Encoder e;
+    e.Put(trial);
+    PutStr(e, q.collection);
+    PutStr(e, q.regex);
+    e.Put(q.step).Put(q.mode);
+    const QueryAnswer& a = g_connection->Query(HostFunction::kTensorNames, Args(HostFunction::kTensorNames, e), true);
+    DecodeStrings(a);
+    *names = a.strs.empty() ? nullptr : a.strs.data();
+    *count = a.strs.size();
+    return Apply(ctx, a);
+  });
+}
+#undef LITMUS_QUERY_HAS
+
+litmus_status_t HostTensorSteps(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, int32_t mode,
+                                const int64_t** steps, size_t* count) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (steps == nullptr || count == nullptr) return NullOutput(ctx, "tensor_steps");
+    Encoder e;
+    e.Put(trial);
+    PutStr(e, name);
+    e.Put(mode);
+    const QueryAnswer& a = g_connection->Query(HostFunction::kTensorSteps, Args(HostFunction::kTensorSteps, e), true);
+    DecodeInts(a);
+    *steps = a.ints.empty() ? nullptr : a.ints.data();
+    *count = a.ints.size();
+    return Apply(ctx, a);
+  });
+}
+
+// The local table serves the default worker at a global step only.
+const LocalTensor* Local(uint32_t trial, litmus_str_t name, int64_t step, int32_t mode, litmus_str_t worker) {
+  if (mode != LITMUS_MODE_GLOBAL || worker.size != 0 || (name.data == nullptr && name.size > 0)) return nullptr;
+  return g_connection->FindLocal(trial, std::string_view(name.size == 0 ? "" : name.data, name.size), step);
+}
+
+void FillView(litmus_tensor_view_t* out, const litmus_tensor_view_t& view) {
+  litmus_tensor_view_t copy = view;
+  const uint32_t filled = std::min<uint32_t>(out->struct_size, sizeof(copy));
+  copy.struct_size = filled;
+  std::memcpy(out, &copy, filled);
+}
+
+litmus_status_t HostTensorValue(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, int64_t step, int32_t mode,
+                                litmus_str_t worker, litmus_tensor_view_t* out) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (out == nullptr) return NullOutput(ctx, "tensor_value");
+    if (out->struct_size >= sizeof(uint32_t)) {
+      if (const LocalTensor* t = Local(trial, name, step, mode, worker)) {
+        litmus_tensor_view_t view{};
+        view.dtype = t->dtype;
+        view.data = t->bytes == 0 ? nullptr : t->data;
+        view.byte_size = t->bytes;
+        view.shape = t->shape.empty() ? nullptr : t->shape.data();
+        view.rank = static_cast<uint32_t>(t->shape.size());
+        view.num_elements = t->num_elements;
+        view.step = t->step;
+        view.mode = t->mode;
+        view.mode_step = t->mode_step;
+        FillView(out, view);
+        return LITMUS_OK;
+      }
+    }
+    Encoder e;
+    e.Put(trial);
+    PutStr(e, name);
+    e.Put(step).Put(mode);
+    PutStr(e, worker);
+    e.Put<uint32_t>(out->struct_size);
+    const QueryAnswer& a = g_connection->Query(HostFunction::kTensorValue, Args(HostFunction::kTensorValue, e), false);
+    if (a.status != LITMUS_OK) return Apply(ctx, a);
+    // Payload: dtype, kind (0 no data, 1 shared memory offset, 2 bytes), data, shape,
+    // num_elements, strings, step, mode, mode_step.
+    QueryAnswer& m = const_cast<QueryAnswer&>(a);
+    Decoder in(m.payload);
+    litmus_tensor_view_t view{};
+    view.dtype = in.Get<int32_t>();
+    const uint8_t kind = in.Get<uint8_t>();
+    if (kind == 1) {
+      const uint64_t offset = in.Get<uint64_t>();
+      view.byte_size = in.Get<uint64_t>();
+      view.data = g_connection->ArenaAt(offset, view.byte_size);
+      if (view.data == nullptr) return Fail(ctx, LITMUS_INTERNAL, "tensor_value: the runner sent a value outside the shared memory");
+    } else if (kind == 2) {
+      const std::string_view bytes = in.GetBytes();
+      m.aligned.reset(new std::byte[bytes.size() == 0 ? 1 : bytes.size()]);
+      if (!bytes.empty()) std::memcpy(m.aligned.get(), bytes.data(), bytes.size());
+      view.data = m.aligned.get();
+      view.byte_size = bytes.size();
+    }
+    m.ints = in.GetVector<int64_t>();
+    view.shape = m.ints.empty() ? nullptr : m.ints.data();
+    view.rank = static_cast<uint32_t>(m.ints.size());
+    view.num_elements = in.Get<int64_t>();
+    const uint64_t strings = in.Get<uint64_t>();
+    for (uint64_t i = 0; i < strings && !in.failed(); ++i) {
+      const std::string_view s = in.GetBytes();
+      m.strs.push_back({s.data(), s.size()});
+    }
+    if (kind == 0 && !m.strs.empty()) view.strings = m.strs.data();
+    view.step = in.Get<int64_t>();
+    view.mode = in.Get<int32_t>();
+    view.mode_step = in.Get<int64_t>();
+    if (in.failed()) return Fail(ctx, LITMUS_INTERNAL, "tensor_value: malformed answer from the runner");
+    FillView(out, view);
+    return Apply(ctx, a);
+  });
+}
+
+litmus_status_t HostTensorReduction(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, int64_t step, int32_t mode,
+                                    int32_t reduction, uint32_t abs, litmus_str_t worker, double* out) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (out == nullptr) return NullOutput(ctx, "tensor_reduction");
+    if (reduction >= 0 && reduction <= LITMUS_REDUCTION_L2) {
+      if (const LocalTensor* t = Local(trial, name, step, mode, worker)) {
+        const uint32_t key = static_cast<uint32_t>(reduction) * 2 + (abs != 0 ? 1 : 0);
+        if ((t->memo_mask >> key & 1) != 0) {
+          *out = t->memos[key];
+          return LITMUS_OK;
+        }
+      }
+    }
+    Encoder e;
+    e.Put(trial);
+    PutStr(e, name);
+    e.Put(step).Put(mode).Put(reduction).Put(abs);
+    PutStr(e, worker);
+    const QueryAnswer& a =
+        g_connection->Query(HostFunction::kTensorReduction, Args(HostFunction::kTensorReduction, e), false);
+    if (a.status == LITMUS_OK) *out = Decoder(a.payload).Get<double>();
+    return Apply(ctx, a);
+  });
+}
+
+litmus_status_t HostTensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, int64_t step, int32_t mode,
+                                litmus_str_t worker, const int64_t** shape, uint32_t* rank) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (shape == nullptr || rank == nullptr) return NullOutput(ctx, "tensor_shape");
+    Encoder e;
+    e.Put(trial);
+    PutStr(e, name);
+    e.Put(step).Put(mode);
+    PutStr(e, worker);
+    const QueryAnswer& a = g_connection->Query(HostFunction::kTensorShape, Args(HostFunction::kTensorShape, e), false);
+    DecodeInts(a);
+    *shape = a.ints.empty() ? nullptr : a.ints.data();
+    *rank = static_cast<uint32_t>(a.ints.size());
+    return Apply(ctx, a);
+  });
+}
+
+// Records `name` at `steps` in the call's requirements (as the runner's host does).
+void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view name, const int64_t* steps, size_t step_count) {
+  const std::string_view kept = g_connection->Intern(name);
+  const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(kept.data(), ctx->requirements->size());
+  if (inserted) ctx->requirements->push_back({trial, kept, {}});
+  std::vector<int64_t>& out = (*ctx->requirements)[it->second].steps;
+  out.insert(out.end(), steps, steps + step_count);
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, const int64_t* steps,
+                                  size_t step_count, uint32_t should_match_regex) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    if (ctx->phase != PluginCallPhase::kSetRequiredTensors || ctx->requirements == nullptr) {
+      return Fail(ctx, LITMUS_INVALID_ARGUMENT, "require_tensor is only valid inside set_required_tensors");
+    }
+    if (steps == nullptr && step_count > 0) {
+      return Fail(ctx, LITMUS_INVALID_ARGUMENT,
+                  "require_tensor: steps is NULL but step_count is " + std::to_string(step_count));
+    }
+    // A name already known to be saved needs no query (rules require the same names every step).
+    if (should_match_regex == 0 && name.data != nullptr && trial < g_connection->trial_count()) {
+      const std::string_view n(name.data, name.size);
+      if (g_connection->saved_names[trial].count(n) != 0) {
+        Require(ctx, trial, n, steps, step_count);
+        return LITMUS_OK;
+      }
+    }
+    Encoder e;
+    e.Put(trial);
+    PutStr(e, name);
+    e.Put(should_match_regex);
+    const QueryAnswer& a =
+        g_connection->Query(HostFunction::kRequireTensor, Args(HostFunction::kRequireTensor, e), true);
+    if (a.status != LITMUS_OK) return Apply(ctx, a);
+    DecodeStrings(a);
+    for (const litmus_str_t& s : a.strs) {
+      const std::string_view n(s.size == 0 ? "" : s.data, s.size);
+      if (trial < g_connection->trial_count()) g_connection->saved_names[trial].emplace(n);
+      Require(ctx, trial, n, steps, step_count);
+    }
+    return Apply(ctx, a);
+  });
+}
+
+void HostReportViolations(litmus_ctx_t* ctx, int64_t count) noexcept {
+  if (ctx == nullptr) return;
+  try {
+    Encoder e;
+    e.Put(count);
+    g_connection->Note(MessageType::kReportViolations, e.bytes());
+  } catch (...) {
+  }
+}
+
+void HostReportDetail(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_value) noexcept {
+  if (ctx == nullptr) return;
+  try {
+    Encoder e;
+    PutStr(e, key);
+    PutStr(e, json_value);
+    g_connection->Note(MessageType::kReportDetail, e.bytes());
+  } catch (...) {
+  }
+}
+
+litmus_status_t HostAddAction(litmus_ctx_t* ctx, litmus_str_t action_json) noexcept {
+  return Guarded(ctx, [&]() -> litmus_status_t {
+    Encoder e;
+    PutStr(e, action_json);
+    const QueryAnswer& a = g_connection->Query(HostFunction::kAddAction, Args(HostFunction::kAddAction, e), false);
+    if (a.status == LITMUS_OK && action_json.data != nullptr) {
+      ctx->added_actions.emplace_back(action_json.data, action_json.size);
+    }
+    return Apply(ctx, a);
+  });
+}
+
+constexpr litmus_host_api_t kWorkerHostApi = {
+    .struct_size = sizeof(litmus_host_api_t),
+    .abi_major = LITMUS_ABI_MAJOR,
+    .abi_minor = LITMUS_ABI_MINOR,
+    .reserved0 = 0,
+    .set_error = HostSetError,
+    .log = HostLog,
+    .alloc = HostAlloc,
+    .free = HostFree,
+    .trial_count = HostTrialCount,
+    .steps = HostSteps,
+    .step_mode = HostStepMode,
+    .global_step = HostGlobalStep,
+    .workers = HostWorkers,
+    .tensor_names = HostTensorNames,
+    .tensor_steps = HostTensorSteps,
+    .tensor_value = HostTensorValue,
+    .tensor_reduction = HostTensorReduction,
+    .tensor_shape = HostTensorShape,
+    .require_tensor = HostRequireTensor,
+    .report_violations = HostReportViolations,
+    .report_detail = HostReportDetail,
+    .add_action = HostAddAction,
+};
+
+}  // namespace
+
+void PutStr(Encoder& out, litmus_str_t s) {
+  out.Put<uint8_t>(s.data == nullptr ? 1 : 0);
+  if (s.data == nullptr) {
+    out.Put<uint64_t>(s.size);
+  } else {
+    out.PutBytes(s.data, s.size);
+  }
+}
+
+litmus_str_t GetStr(Decoder& in) {
+  if (in.Get<uint8_t>() != 0) return {nullptr, static_cast<size_t>(in.Get<uint64_t>())};
+  const std::string_view s = in.GetBytes();
+  return {s.data(), s.size()};
+}
+
+WorkerConnection::WorkerConnection(Channel* channel, std::unique_ptr<ReadOnlyMapping> arena, uint32_t trial_count)
+    : saved_names(trial_count), channel_(channel), arena_(std::move(arena)), trial_count_(trial_count) {}
+
+void WorkerConnection::BeginRequest(uint64_t generation) {
+  if (generation_ != generation) cache_.clear();
+  generation_ = generation;
+  call_answers_.clear();
+  local_.clear();
+  local_index_.clear();
+}
+
+bool WorkerConnection::ReadLocalTensors(Decoder& in) {
+  // New names (id, name), then entries (see IsolatedRule::Invoke).
+  const uint64_t new_names = in.Get<uint64_t>();
+  for (uint64_t i = 0; i < new_names && !in.failed(); ++i) {
+    const uint32_t id = in.Get<uint32_t>();
+    if (id != names_.size()) return false;
+    names_.emplace_back(in.GetBytes());
+  }
+  const uint64_t count = in.Get<uint64_t>();
+  local_.reserve(static_cast<size_t>(std::min<uint64_t>(count, 1 << 20)));
+  std::vector<uint32_t> ids;
+  for (uint64_t i = 0; i < count && !in.failed(); ++i) {
+    LocalTensor t;
+    const uint32_t id = in.Get<uint32_t>();
+    t.trial = in.Get<uint32_t>();
+    t.step = in.Get<int64_t>();
+    const uint64_t offset = in.Get<uint64_t>();
+    t.bytes = in.Get<uint64_t>();
+    t.dtype = in.Get<int32_t>();
+    t.shape = in.GetVector<int64_t>();
+    t.num_elements = in.Get<int64_t>();
+    t.mode = in.Get<int32_t>();
+    t.mode_step = in.Get<int64_t>();
+    t.memo_mask = in.Get<uint32_t>();
+    for (uint32_t key = 0; key < t.memos.size(); ++key) {
+      if ((t.memo_mask >> key & 1) != 0) t.memos[key] = in.Get<double>();
+    }
+    t.data = arena_->At(offset, t.bytes);
+    if (id >= names_.size() || t.data == nullptr) return false;
+    local_.push_back(std::move(t));
+    ids.push_back(id);
+  }
+  for (size_t i = 0; i < local_.size(); ++i) local_index_.emplace(names_[ids[i]], i);
+  return !in.failed();
+}
+
+const LocalTensor* WorkerConnection::FindLocal(uint32_t trial, std::string_view name, int64_t step) const {
+  const auto [begin, end] = local_index_.equal_range(name);
+  for (auto it = begin; it != end; ++it) {
+    const LocalTensor& t = local_[it->second];
+    if (t.trial == trial && t.step == step) return &t;
+  }
+  return nullptr;
+}
+
+std::string_view WorkerConnection::Intern(std::string_view name) {
+  return *interned_.emplace(name).first;
+}
+
+const QueryAnswer& WorkerConnection::Query(HostFunction function, const std::string& args, bool cacheable) {
+  if (cacheable) {
+    if (const auto it = cache_.find(args); it != cache_.end()) return it->second;
+  }
+  // args starts with the function id (the cache key); the message carries it too.
+  if (channel_->Send(MessageType::kQuery, args) != Channel::Failure::kNone) _exit(kExitLostRunner);
+  Message reply;
+  if (channel_->Receive(&reply) != Channel::Failure::kNone || reply.type != MessageType::kQueryReply) {
+    _exit(kExitLostRunner);
+  }
+  QueryAnswer answer;
+  Decoder in(reply.payload);
+  answer.status = in.Get<int32_t>();
+  answer.has_error = in.Get<uint8_t>() != 0;
+  answer.error = in.GetString();
+  answer.payload = std::string(in.GetBytes());
+  if (in.failed()) _exit(kExitLostRunner);
+  (void)function;
+  if (cacheable) return cache_.emplace(args, std::move(answer)).first->second;
+  return call_answers_.emplace_back(std::move(answer));
+}
+
+void WorkerConnection::Note(MessageType type, const std::string& payload) {
+  if (channel_->Send(type, payload) != Channel::Failure::kNone) _exit(kExitLostRunner);
+}
+
+const litmus_host_api_t* WorkerHostApi(WorkerConnection* connection) {
+  g_connection = connection;
+  return &kWorkerHostApi;
+}
+
+}  // namespace litmus::isolation

@@ -1,0 +1,113 @@
+// The host table of a rule worker process: the same C ABI as the runner's (plugin/host_api.h), so
+// plugins run unchanged, over a WorkerConnection to the runner. set_error, alloc/free and
+// trial_count are local; log and report_* are one-way notes the runner applies with its own host
+// functions; catalog queries are asked once per trial generation and cached; tensor_value and
+// tensor_reduction of the required tensors the runner listed with the call are answered from the
+// shared tensor memory; everything else is one round trip to the runner's host functions, which
+// keeps every check and message identical. Thread-safety: one plugin call at a time (the worker
+// has one rule instance).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "isolation/protocol.h"
+#include "isolation/shared_arena.h"
+#include "litmus/rule_abi.h"
+#include "plugin/host_api.h"
+
+namespace litmus::isolation {
+
+// A required tensor of the current call whose raw value is in the shared memory.
+struct LocalTensor {
+  uint32_t trial = 0;
+  int64_t step = 0;
+  const std::byte* data = nullptr;
+  uint64_t bytes = 0;
+  int32_t dtype = 0;
+  std::vector<int64_t> shape;
+  int64_t num_elements = 0;
+  int32_t mode = 0;
+  int64_t mode_step = 0;
+  // Reductions the runner had computed (no stored reductions at this entry): bit 2*r+abs.
+  uint32_t memo_mask = 0;
+  std::array<double, 18> memos{};
+};
+
+// A runner's answer to a query.
+struct QueryAnswer {
+  litmus_status_t status = LITMUS_INTERNAL;
+  bool has_error = false;
+  std::string error;
+  std::string payload;  // the function's output, as the runner encoded it
+  // Decoded outputs handed to the plugin (borrowed until the call returns).
+  std::vector<int64_t> ints;
+  std::deque<std::string> strings;
+  std::vector<litmus_str_t> strs;
+  std::unique_ptr<std::byte[]> aligned;  // a tensor value copied through the socket
+};
+
+class WorkerConnection {
+ public:
+  WorkerConnection(Channel* channel, std::unique_ptr<ReadOnlyMapping> arena, uint32_t trial_count);
+
+  // A request starts: drops cached catalog answers when `generation` differs from the last one,
+  // and the previous call's answers and local tensors.
+  void BeginRequest(uint64_t generation);
+  // Reads the kInvoke table (after the step) from `in`; false on a malformed table.
+  bool ReadLocalTensors(Decoder& in);
+
+  // Sends a query and waits for its answer; exits the process if the runner is gone (nothing
+  // else is left to do: the runner has ended the rule). `cacheable` answers are kept until the
+  // generation changes.
+  const QueryAnswer& Query(HostFunction function, const std::string& args, bool cacheable);
+  // A one-way note (kLog, kReport*); exits like Query when the runner is gone.
+  void Note(MessageType type, const std::string& payload);
+
+  const LocalTensor* FindLocal(uint32_t trial, std::string_view name, int64_t step) const;
+  // [offset, offset + size) of the shared tensor memory, or nullptr if outside it.
+  const std::byte* ArenaAt(uint64_t offset, uint64_t size) const { return arena_->At(offset, size); }
+  uint32_t trial_count() const { return trial_count_; }
+
+  // Names known to be saved (a saved name stays saved): require_tensor of one needs no query.
+  // (Indexed by trial.)
+  std::vector<std::set<std::string, std::less<>>> saved_names;
+  // Stable copies of required names (TensorRequirement::name views them).
+  std::string_view Intern(std::string_view name);
+
+  // Set when an allocation failed in the worker (new_handler, or a host function's bad_alloc).
+  bool out_of_memory = false;
+
+ private:
+  Channel* channel_;
+  std::unique_ptr<ReadOnlyMapping> arena_;
+  uint32_t trial_count_;
+  std::optional<uint64_t> generation_;
+  std::map<std::string, QueryAnswer, std::less<>> cache_;  // key: function id + args
+  std::deque<QueryAnswer> call_answers_;
+  std::deque<std::string> names_;  // by id
+  std::vector<LocalTensor> local_;
+  std::unordered_multimap<std::string_view, size_t> local_index_;
+  std::unordered_set<std::string> interned_;
+};
+
+// The worker's host table; `connection` serves every call (set once, before any plugin loads).
+const litmus_host_api_t* WorkerHostApi(WorkerConnection* connection);
+
+// Encodes a plugin's string with its NULL-ness (a NULL pointer with a size is the plugin's error,
+// which the runner's host function reports).
+void PutStr(Encoder& out, litmus_str_t s);
+// Decodes it: {nullptr, size} for a NULL string, else a view into the payload.
+litmus_str_t GetStr(Decoder& in);
+
+}  // namespace litmus::isolation

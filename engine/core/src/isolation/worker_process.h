@@ -1,0 +1,53 @@
+// WorkerProcess: one `litmus __rule-worker` child: started with posix_spawn (never fork: the
+// runner has oneTBB threads), its own process group (a terminal's Ctrl-C reaches the runner only;
+// the runner decides what happens to its rules), the socket on fd 3 and the read-only tensor
+// memory on fd 4, stdin from /dev/null, stdout and stderr into a pipe that a thread of ours
+// copies into a bounded log file. Thread-compatible.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "litmus/status.h"
+
+namespace litmus::isolation {
+
+// The descriptor numbers a worker finds its connection and tensor memory at.
+inline constexpr int kWorkerSocketFd = 3;
+inline constexpr int kWorkerArenaFd = 4;
+
+class WorkerProcess {
+ public:
+  // Starts the worker: `socket_fd` and `arena_fd` (not owned; the caller closes its copies after
+  // this returns) become fds 3 and 4 of the child. Its output goes to `log_path` (created on the
+  // first byte, at most `log_limit` bytes kept).
+  static StatusOr<std::unique_ptr<WorkerProcess>> Spawn(int socket_fd, int arena_fd, std::string log_path,
+                                                        uint64_t log_limit);
+  // Kills the worker if it still runs (SIGKILL), reaps it and joins the log thread.
+  ~WorkerProcess();
+
+  pid_t pid() const { return pid_; }
+  // SIGKILL (no-op once reaped).
+  void Kill();
+  // Reaps the worker if it has ended, waiting up to `timeout`; its waitpid status, if it ended.
+  std::optional<int> WaitFor(std::chrono::milliseconds timeout);
+
+ private:
+  WorkerProcess(pid_t pid, int output_fd, std::string log_path, uint64_t log_limit);
+  void PumpOutput();
+
+  pid_t pid_;
+  std::optional<int> status_;
+  int output_fd_;
+  std::string log_path_;
+  uint64_t log_limit_;
+  std::thread pump_;
+};
+
+}  // namespace litmus::isolation

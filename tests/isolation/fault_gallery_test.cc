@@ -1,0 +1,194 @@
+// The isolation fault gallery end to end: the real `litmus run` with rogue rules (fault_rules.cc)
+// that segfault, abort, exit(0), _exit(7), loop forever, allocate without bound, overflow their
+// stack, start a thread that never ends or write 100 MB to stdout; each alone and beside a good
+// rule (CustomGradientRule on pt_exploding, which fires at step 4) in one --config job. Checks the
+// good rule's finding (status.json, events.jsonl, rule report), the rogue rule's Error naming
+// plugin, rule, step and cause, the exit code, litmus's own stdout, and that SIGTERM ends a job
+// whose rule never returns, in both isolation modes (the time is printed; the bound asserted is
+// generous: tests never assert tight wall-clock limits).
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "support/run_process.h"
+#include "support/temp_dir.h"
+
+namespace litmus {
+namespace {
+
+using Json = nlohmann::json;
+using testing::ChildProcess;
+using testing::LitmusBinary;
+using testing::ProcessResult;
+using testing::RunProcess;
+
+const std::vector<std::pair<std::string, std::string>> kFastEnd = {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}};
+
+Json ReadJson(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return Json::parse(in);
+}
+
+std::vector<Json> ReadEvents(const std::filesystem::path& out) {
+  std::vector<Json> events;
+  std::ifstream in(out / "events.jsonl");
+  for (std::string line; std::getline(in, line);) events.push_back(Json::parse(line));
+  return events;
+}
+
+std::vector<std::string> RunArgs(const std::filesystem::path& out, std::vector<std::string> extra) {
+  std::vector<std::string> args = {LitmusBinary(), "run", "--output-dir", out.string(), "--message-file",
+                                   (out / "message").string(), "--failure-file", (out / "failure").string(),
+                                   "--poll-interval-ms", "20"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+struct Fault {
+  const char* rule;
+  std::vector<std::string> options;  // extra command-line options for this fault
+  int code;                          // exit code alone (0: the rule ends normally)
+  const char* cause;                 // in the Error message (empty: no error)
+};
+
+const std::vector<Fault>& Faults() {
+  static const std::vector<Fault> faults = {
+      {"Segfault", {}, 3, "was killed by signal 11 (SIGSEGV)"},
+      {"Abort", {}, 3, "was killed by signal 6 (SIGABRT)"},
+      {"ExitZero", {}, 3, "exited with status 0"},
+      {"ExitSeven", {}, 3, "exited with status 7"},
+      {"InfiniteLoop", {"--rule-timeout", "2"}, 3, "timed out after 2 s"},
+      {"UnboundedMalloc", {"--rule-memory", "256M"}, 3, "exceeded the memory limit of 256 MiB"},
+      {"StackOverflow", {}, 3, "was killed by signal 11 (SIGSEGV)"},
+      {"EndlessThread", {}, 0, ""},
+      {"FloodStdout", {}, 0, ""},
+  };
+  return faults;
+}
+
+// The rogue rule's Error names the plugin, the rule, the call with its step and the cause.
+void ExpectRogueError(const std::filesystem::path& out, const Fault& f, const Json& rule_status) {
+  EXPECT_EQ(rule_status["RuleEvaluationStatus"], "Error") << rule_status.dump();
+  const std::string details = rule_status["StatusDetails"];
+  for (const std::string& part : {std::string("InternalServerError: rule ") + f.rule, std::string("fault_rules"),
+                                  std::string("invoke_at_step at step 2"), std::string(f.cause)}) {
+    EXPECT_NE(details.find(part), std::string::npos) << part << " not in: " << details;
+  }
+  (void)out;
+}
+
+TEST(FaultGallery, EachFaultAlone) {
+  for (const Fault& f : Faults()) {
+    SCOPED_TRACE(f.rule);
+    testing::TempDir out;
+    std::vector<std::string> extra = {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin",
+                                      LITMUS_FAULT_RULES_PLUGIN, "--rule", f.rule};
+    extra.insert(extra.end(), f.options.begin(), f.options.end());
+    const auto started = std::chrono::steady_clock::now();
+    const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd, std::chrono::seconds(120));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cout << "[ fault ] " << f.rule << " alone: exit " << result.exit_code << " in " << seconds << " s\n";
+    ASSERT_FALSE(result.timed_out);
+    EXPECT_EQ(result.exit_code, f.code) << result.err;
+    EXPECT_LT(result.out.size(), 4096u) << "litmus's stdout carries the rule's output";
+    const Json status = ReadJson(out.path() / "status.json");
+    if (f.code == 0) {
+      EXPECT_EQ(status["RuleEvaluationStatus"], "NoIssuesFound") << status.dump();
+      continue;
+    }
+    ExpectRogueError(out.path(), f, status);
+    const std::string failure = testing::ReadWholeFile(out.path() / "failure");
+    EXPECT_NE(failure.find(f.cause), std::string::npos) << failure;
+    EXPECT_EQ(testing::ReadWholeFile(out.path() / "message"), failure);
+  }
+}
+
+TEST(FaultGallery, EachFaultBesideAGoodRule) {
+  for (const Fault& f : Faults()) {
+    SCOPED_TRACE(f.rule);
+    testing::TempDir out;
+    out.WriteFile("job.yaml", "trial: " + testing::FixturePath("pt_exploding").string() + "\nplugins: [" +
+                                  LITMUS_CUSTOM_RULE_PLUGIN + ", " + LITMUS_FAULT_RULES_PLUGIN + "]\nrules:\n" +
+                                  "  - name: good\n    rule: CustomGradientRule\n    parameters: {threshold: \"10\"}\n" +
+                                  "  - name: rogue\n    rule: " + f.rule + "\n");
+    std::vector<std::string> extra = {"--config", (out.path() / "job.yaml").string()};
+    extra.insert(extra.end(), f.options.begin(), f.options.end());
+    const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd, std::chrono::seconds(120));
+    ASSERT_FALSE(result.timed_out);
+    // An Error outranks a firing (exit 3); without one the good rule's firing decides (exit 1).
+    EXPECT_EQ(result.exit_code, f.code == 0 ? 1 : 3) << result.err;
+    EXPECT_LT(result.out.size(), 4096u);
+    const Json status = ReadJson(out.path() / "status.json");
+    ASSERT_EQ(status["rules"].size(), 2u) << status.dump();
+    // The good rule's finding, in status.json, events.jsonl and its report.
+    EXPECT_EQ(status["rules"][0]["RuleConfigurationName"], "good");
+    EXPECT_EQ(status["rules"][0]["RuleEvaluationStatus"], "IssuesFound") << status.dump();
+    EXPECT_EQ(status["rules"][0]["step"], 4);
+    bool fired = false;
+    for (const Json& e : ReadEvents(out.path())) {
+      if (e["event"] == "RuleEvaluationConditionMet") {
+        EXPECT_EQ(e["rule"], "good") << e.dump();
+        fired |= e["step"] == 4;
+      }
+    }
+    EXPECT_TRUE(fired);
+    EXPECT_EQ(ReadJson(out.path() / "rule-reports" / "good.json")["RuleTriggered"], 1);
+    const std::string message = testing::ReadWholeFile(out.path() / "message");
+    if (f.code == 0) {
+      EXPECT_EQ(status["rules"][1]["RuleEvaluationStatus"], "NoIssuesFound") << status.dump();
+      EXPECT_NE(message.find("Evaluation of the rule CustomGradientRule at step 4"), std::string::npos) << message;
+    } else {
+      ExpectRogueError(out.path(), f, status["rules"][1]);
+      EXPECT_NE(message.find(f.cause), std::string::npos) << message;
+    }
+    if (std::string(f.rule) == "FloodStdout") {
+      // The flood went to the rule's log, bounded.
+      const auto log = out.path() / "rule-logs" / "rogue.log";
+      ASSERT_TRUE(std::filesystem::exists(log));
+      EXPECT_GT(std::filesystem::file_size(log), 1u << 20);
+      EXPECT_LT(std::filesystem::file_size(log), 17u << 20);
+    }
+  }
+}
+
+// SIGTERM while a rule spins forever: the job ends (143, Stopped) in both modes.
+TEST(FaultGallery, SigtermStopsAJobWhoseRuleNeverReturns) {
+  for (const char* isolation : {"process", "none"}) {
+    SCOPED_TRACE(isolation);
+    testing::TempDir out;
+    out.WriteFile("job.yaml", "trial: " + testing::FixturePath("pt_exploding").string() + "\nplugins: [" +
+                                  LITMUS_CUSTOM_RULE_PLUGIN + ", " + LITMUS_FAULT_RULES_PLUGIN + "]\nrules:\n" +
+                                  "  - name: good\n    rule: CustomGradientRule\n    parameters: {threshold: \"1e9\"}\n" +
+                                  "  - name: rogue\n    rule: InfiniteLoop\n");
+    ChildProcess child(RunArgs(out.path(), {"--config", (out.path() / "job.yaml").string(), "--isolation", isolation}),
+                       kFastEnd);
+    // Wait until the rogue rule is inside its loop: it starts at step 2, and the good rule has
+    // finished step 1's report by then. A fixed pause is enough: the loop never ends.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline && !std::filesystem::exists(out.path() / "events.jsonl")) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    child.Signal(SIGTERM);
+    const auto sent = std::chrono::steady_clock::now();
+    const ProcessResult result = child.Wait(std::chrono::seconds(60));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+    std::cout << "[ stop ] --isolation " << isolation << ": SIGTERM to exit " << seconds << " s\n";
+    ASSERT_FALSE(result.timed_out);
+    EXPECT_EQ(result.exit_code, 143) << result.err;
+    EXPECT_LT(seconds, 10.0);  // the requirement is 2 s; generous here (loaded CI machines)
+    const Json status = ReadJson(out.path() / "status.json");
+    EXPECT_EQ(status["rules"][1]["RuleEvaluationStatus"], "Stopped") << status.dump();
+    EXPECT_EQ(status["exit_code"], 143) << status.dump();
+  }
+}
+
+}  // namespace
+}  // namespace litmus
