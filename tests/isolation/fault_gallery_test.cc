@@ -190,5 +190,43 @@ TEST(FaultGallery, SigtermStopsAJobWhoseRuleNeverReturns) {
   }
 }
 
+// The options and their YAML keys: a rule's own rule_timeout (a runner key: the rule never sees
+// it), isolation: none from the YAML, and bad values as one-line client errors.
+TEST(FaultGallery, OptionsAndYamlKeys) {
+  {
+    testing::TempDir out;
+    out.WriteFile("job.yaml", "trial: " + testing::FixturePath("pt_exploding").string() + "\nplugins: [" +
+                                  LITMUS_FAULT_RULES_PLUGIN + "]\nrule_timeout: 300\nrule_memory: 1G\nrules:\n" +
+                                  "  - name: spin\n    rule: InfiniteLoop\n    parameters: {rule_timeout: \"1\"}\n");
+    const ProcessResult result =
+        RunProcess(RunArgs(out.path(), {"--config", (out.path() / "job.yaml").string()}), kFastEnd);
+    EXPECT_EQ(result.exit_code, 3) << result.err;
+    EXPECT_EQ(result.err.find("unknown parameter"), std::string::npos) << result.err;
+    const std::string failure = testing::ReadWholeFile(out.path() / "failure");
+    EXPECT_NE(failure.find("timed out after 1 s"), std::string::npos) << failure;
+  }
+  {
+    // In-process, the same job runs the rules inside litmus: a crash ends the whole job, as before.
+    testing::TempDir out;
+    out.WriteFile("job.yaml", "trial: " + testing::FixturePath("pt_exploding").string() + "\nplugins: [" +
+                                  LITMUS_FAULT_RULES_PLUGIN + "]\nisolation: none\nrules:\n  - {rule: Segfault}\n");
+    const ProcessResult result =
+        RunProcess(RunArgs(out.path(), {"--config", (out.path() / "job.yaml").string()}), kFastEnd);
+    EXPECT_EQ(result.exit_code, 128 + SIGSEGV) << result.err;
+  }
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--isolation", "threads"}, {"--rule-timeout", "0"}, {"--rule-memory", "lots"},
+        {"--param", "rule_timeout=soon"}}) {
+    testing::TempDir out;
+    std::vector<std::string> extra = {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin",
+                                      LITMUS_FAULT_RULES_PLUGIN, "--rule", "EndlessThread"};
+    extra.insert(extra.end(), bad.begin(), bad.end());
+    const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd);
+    EXPECT_EQ(result.exit_code, 2) << bad[0] << ": " << result.err;
+    const std::string failure = testing::ReadWholeFile(out.path() / "failure");
+    EXPECT_NE(failure.find(bad[0] == "--param" ? "rule_timeout" : bad[0]), std::string::npos) << failure;
+  }
+}
+
 }  // namespace
 }  // namespace litmus

@@ -59,29 +59,13 @@ StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& r
                                                              std::vector<Trial*> trials,
                                                              const std::map<std::string, std::string>& params,
                                                              std::vector<std::string>* warnings, WorkerLimits limits,
-                                                             std::shared_ptr<SharedArena> arena) {
+                                                             std::shared_ptr<SharedArena> arena, StartedWorker worker) {
   const std::string who = "rule " + rule.name + " (plugin " + rule.plugin_path + ")";
   std::unique_ptr<IsolatedRule> self(
       new IsolatedRule(rule, std::move(configuration_name), std::move(trials), std::move(limits), std::move(arena)));
-  int sockets[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
-    return InternalError(who + ": cannot start its worker process: socketpair: " + std::strerror(errno));
-  }
-  StatusOr<int> arena_fd = self->arena_->OpenReadOnly();
-  if (!arena_fd.ok()) {
-    close(sockets[0]);
-    close(sockets[1]);
-    return InternalError(who + ": cannot start its worker process: " + arena_fd.status().message());
-  }
-  auto process = WorkerProcess::Spawn(sockets[1], *arena_fd, self->limits_.log_path, self->limits_.log_bytes);
-  close(sockets[1]);
-  close(*arena_fd);
-  if (!process.ok()) {
-    close(sockets[0]);
-    return InternalError(who + ": cannot start its worker process: " + process.status().message());
-  }
-  self->process_ = std::move(process).value();
-  self->channel_ = std::make_unique<Channel>(sockets[0]);
+  self->process_ = std::move(worker.process);
+  self->channel_ = std::move(worker.channel);
+  self->process_->SetLogPath(self->limits_.log_path);
 
   Encoder init;
   init.PutString(rule.plugin_path).PutString(rule.name).PutString(self->configuration_name_);
@@ -118,6 +102,27 @@ StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& r
     return Status(code, message);
   }
   return self;
+}
+
+StatusOr<StartedWorker> StartWorker(const SharedArena& arena, const std::string& log_path, uint64_t log_bytes) {
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+    return InternalError(std::string("cannot start a rule worker process: socketpair: ") + std::strerror(errno));
+  }
+  StatusOr<int> arena_fd = arena.OpenReadOnly();
+  if (!arena_fd.ok()) {
+    close(sockets[0]);
+    close(sockets[1]);
+    return InternalError("cannot start a rule worker process: " + arena_fd.status().message());
+  }
+  auto process = WorkerProcess::Spawn(sockets[1], *arena_fd, log_path, log_bytes);
+  close(sockets[1]);
+  close(*arena_fd);
+  if (!process.ok()) {
+    close(sockets[0]);
+    return InternalError("cannot start a rule worker process: " + process.status().message());
+  }
+  return StartedWorker{std::move(process).value(), std::make_unique<Channel>(sockets[0])};
 }
 
 IsolatedRule::~IsolatedRule() {
@@ -198,13 +203,19 @@ std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::
     return Fail(what, DescribeWaitStatus(*status));
   };
 
-  if (const auto f = channel_->Send(type, payload, limits); f != Channel::Failure::kNone) return broken(f);
+  if (type != MessageType::kNone) {
+    if (const auto f = channel_->Send(type, payload, limits); f != Channel::Failure::kNone) return broken(f);
+  }
   while (true) {
     Message message;
     if (const auto f = channel_->Receive(&message, limits); f != Channel::Failure::kNone) return broken(f);
     switch (message.type) {
       case MessageType::kReply:
       case MessageType::kInitReply:
+      case MessageType::kAheadReply:
+        if ((message.type == MessageType::kAheadReply) != (type == MessageType::kNone)) {
+          return broken(Channel::Failure::kProtocol);
+        }
         *reply = std::move(message);
         return std::nullopt;
       case MessageType::kQuery: {
@@ -399,6 +410,17 @@ std::optional<PluginCallResult> IsolatedRule::ReadResult(Decoder& in, const std:
 
 PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) {
   out->clear();
+  DrainAhead();
+  if (failed_) return *failed_;
+  last_declared_ = last_declared_ ? std::max(*last_declared_, step) : step;
+  if (ahead_ && ahead_->step == step && ahead_->generation == Generation()) {
+    *out = std::move(ahead_->requirements);
+    const PluginCallResult result = std::move(ahead_->result);
+    ahead_.reset();
+    if (result.status == LITMUS_OK) declared_[step] = *out;
+    return result;
+  }
+  ahead_.reset();
   const std::string what = AtStep("set_required_tensors", step);
   Encoder request;
   request.Put<uint64_t>(Generation()).Put<int64_t>(step);
@@ -408,6 +430,42 @@ PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorR
     return *failed;
   }
   Decoder in(reply.payload);
+  const PluginCallResult result = ReadRequirements(in, what, out);
+  if (result.status == LITMUS_OK) declared_[step] = *out;
+  return result;
+}
+
+void IsolatedRule::DrainAhead() {
+  if (!ahead_pending_ || failed_) return;
+  const Ahead pending = *std::move(ahead_pending_);
+  ahead_pending_.reset();
+  const std::string what = AtStep("set_required_tensors", pending.step);
+  Message reply;
+  if (Call(MessageType::kNone, {}, PluginCallPhase::kSetRequiredTensors, what, &reply)) return;  // failed_ is set
+  Decoder in(reply.payload);
+  if (in.Get<int64_t>() != pending.step) {
+    Fail(what, "sent a malformed reply (protocol error)");
+    return;
+  }
+  Ahead ahead = pending;
+  ahead.result = ReadRequirements(in, what, &ahead.requirements);
+  if (!failed_) ahead_ = std::move(ahead);
+}
+
+std::optional<int64_t> IsolatedRule::NextDeclareStep() const {
+  if (!last_declared_ || trials_.empty()) return std::nullopt;
+  const Trial& base = *trials_[0];
+  for (auto s = base.FirstStepAtOrAfter(*last_declared_ + 1); s; s = base.FirstStepAtOrAfter(*s + 1)) {
+    const StepState state = base.StepAvailability(*s);
+    if (state == StepState::kAvailable) return s;
+    if (state == StepState::kNotYetAvailable) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& what,
+                                                std::vector<TensorRequirement>* out) {
+  out->clear();
   std::optional<PluginCallResult> result = ReadResult(in, what);
   if (result->status != LITMUS_OK) return *result;
   // The worker recorded exact, checked names: record them again here, on the runner's trials.
@@ -424,7 +482,6 @@ PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorR
     out->clear();
     return Fail(what, "sent a malformed reply (protocol error)");
   }
-  declared_[step] = *out;
   return *result;
 }
 
@@ -486,20 +543,27 @@ void IsolatedRule::AppendLocalTensors(int64_t step, Encoder& out) {
 
 PluginCallResult IsolatedRule::Invoke(int64_t step) {
   const std::string what = AtStep("invoke_at_step", step);
+  DrainAhead();
   if (failed_) return *failed_;
+  const uint64_t generation = Generation();
   Encoder request;
-  request.Put<uint64_t>(Generation()).Put<int64_t>(step);
+  request.Put<uint64_t>(generation).Put<int64_t>(step);
   AppendLocalTensors(step, request);
+  const std::optional<int64_t> next = NextDeclareStep();
+  request.Put<uint8_t>(next ? 1 : 0).Put<int64_t>(next.value_or(0));
   Message reply;
   if (auto failed = Call(MessageType::kInvoke, request.bytes(), PluginCallPhase::kInvoke, what, &reply)) {
     return *failed;
   }
+  if (next) ahead_pending_ = Ahead{*next, generation, {}, {}};
   Decoder in(reply.payload);
   return *ReadResult(in, what);
 }
 
 PluginCallResult IsolatedRule::Poll(int64_t last_step) {
   if (!polls_) return {LITMUS_OK, ""};
+  DrainAhead();
+  if (failed_) return *failed_;
   const std::string what = AtStep("on_poll", last_step);
   Encoder request;
   request.Put<uint64_t>(Generation()).Put<int64_t>(last_step);

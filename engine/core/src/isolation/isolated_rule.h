@@ -24,6 +24,14 @@
 
 namespace litmus::isolation {
 
+// A worker process started ahead of its rule, waiting for its kInit.
+struct StartedWorker {
+  std::unique_ptr<WorkerProcess> process;
+  std::unique_ptr<Channel> channel;
+};
+// Starts one (its output goes to `log_path` unless the rule renames it).
+StatusOr<StartedWorker> StartWorker(const SharedArena& arena, const std::string& log_path, uint64_t log_bytes);
+
 struct WorkerLimits {
   double timeout_s = 300;
   uint64_t memory_bytes = 0;  // 0 = unlimited
@@ -33,13 +41,13 @@ struct WorkerLimits {
 
 class IsolatedRule : public RuleHandle {
  public:
-  // Starts the worker and creates the instance there; errors as RuleInstance::Create (a worker
-  // failure during create is Internal naming the cause).
+  // Creates the instance in `worker` (from StartWorker); errors as RuleInstance::Create (a
+  // worker failure during create is Internal naming the cause).
   static StatusOr<std::unique_ptr<IsolatedRule>> Create(const LoadedRule& rule, std::string configuration_name,
                                                         std::vector<Trial*> trials,
                                                         const std::map<std::string, std::string>& params,
                                                         std::vector<std::string>* warnings, WorkerLimits limits,
-                                                        std::shared_ptr<SharedArena> arena);
+                                                        std::shared_ptr<SharedArena> arena, StartedWorker worker);
   // kDestroy, then waits briefly for the worker to exit (killed after that).
   ~IsolatedRule() override;
 
@@ -72,6 +80,13 @@ class IsolatedRule : public RuleHandle {
   // The rule's required tensors at `step` that the worker can read from the shared memory.
   void AppendLocalTensors(int64_t step, Encoder& out);
   std::optional<PluginCallResult> ReadResult(Decoder& in, const std::string& what);
+  // A kRequiredTensors reply (result, then the requirements, recorded into *out).
+  PluginCallResult ReadRequirements(Decoder& in, const std::string& what, std::vector<TensorRequirement>* out);
+  // Reads the pending kAheadReply, if any (before any other request).
+  void DrainAhead();
+  // The step the runner will most likely declare next: the first available step of the base
+  // trial after the last one it declared.
+  std::optional<int64_t> NextDeclareStep() const;
 
   const LoadedRule& rule_;
   const std::string configuration_name_;
@@ -88,6 +103,16 @@ class IsolatedRule : public RuleHandle {
   bool stopped_ = false;
   // What RequiredTensors returned per step (the rule's trial numbering), for Invoke's table.
   std::map<int64_t, std::vector<TensorRequirement>> declared_;
+  std::optional<int64_t> last_declared_;
+  // set_required_tensors run ahead (see protocol.h): asked for, and its result once read.
+  struct Ahead {
+    int64_t step = 0;
+    uint64_t generation = 0;
+    PluginCallResult result;
+    std::vector<TensorRequirement> requirements;
+  };
+  std::optional<Ahead> ahead_pending_;  // step and generation only
+  std::optional<Ahead> ahead_;
   std::unordered_map<const char*, uint32_t> name_ids_;  // by the trial's copy of the name
   std::vector<TensorPtr> keep_alive_;  // values the worker may be reading
 };

@@ -8,6 +8,9 @@
 // serves one, the worker may send one-way notes (kLog, kReportViolations, kReportDetail) and
 // queries (kQuery, answered by one kQueryReply each), then ends it with exactly one kReply
 // (kInitReply for kInit). kDestroy has no reply: the worker destroys the instance and exits 0.
+// A kInvoke may ask for set_required_tensors of a later step too ("ahead"): the worker replies to
+// the invoke first, then runs it and sends kAheadReply, which the runner reads (serving the
+// queries that come before it) before its next request.
 // Names of tensors a request hands over travel as ids: a request defines each id once (id, name)
 // before using it, and ids stay valid for the worker's life.
 #pragma once
@@ -27,10 +30,12 @@
 namespace litmus::isolation {
 
 enum class MessageType : uint32_t {
+  kNone = 0,            // (no message: IsolatedRule::Call only receives)
   // runner -> worker
   kInit = 1,            // Init
   kRequiredTensors = 2, // CallHeader, then the step
-  kInvoke = 3,          // CallHeader, then the step and the table of required tensors (see isolated_rule.cc)
+  kInvoke = 3,          // CallHeader, then the step, the table of required tensors (see isolated_rule.cc),
+                        // and whether to run set_required_tensors of a later step (u8, i64)
   kPoll = 4,            // CallHeader, then the last step
   kDestroy = 5,         // empty
   kQueryReply = 6,      // QueryResult header, then the function's output
@@ -41,6 +46,7 @@ enum class MessageType : uint32_t {
   kLog = 23,              // level, text
   kReportViolations = 24, // count
   kReportDetail = 25,     // key, JSON text
+  kAheadReply = 26,       // the step, then as kReply to kRequiredTensors
 };
 
 // The host functions a worker forwards to the runner in a kQuery.

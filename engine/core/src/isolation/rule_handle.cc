@@ -43,10 +43,17 @@ StatusOr<std::unique_ptr<RuleIsolation>> RuleIsolation::Create(IsolationOptions 
     auto arena = isolation::SharedArena::Create(isolation->options_.arena_bytes);
     if (!arena.ok()) return arena.status();
     isolation->arena_ = std::move(arena).value();
+    const std::string log_path = isolation->options_.log_dir + "/worker.log";
+    for (size_t i = 0; i < isolation->options_.prestart; ++i) {
+      auto worker = isolation::StartWorker(*isolation->arena_, log_path, kRuleLogBytes);
+      if (!worker.ok()) return worker.status();
+      isolation->started_.push_back(std::move(worker).value());
+    }
   }
   return isolation;
 }
 
+RuleIsolation::RuleIsolation(IsolationOptions options) : options_(std::move(options)) {}
 RuleIsolation::~RuleIsolation() = default;
 
 std::shared_ptr<RecordBufferAllocator> RuleIsolation::record_buffers() const { return arena_; }
@@ -81,8 +88,17 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
   limits.timeout_s = timeout_s;
   limits.memory_bytes = options_.rule_memory_bytes;
   limits.log_path = (std::filesystem::path(options_.log_dir) / (configuration_name + ".log")).string();
+  isolation::StartedWorker worker;
+  if (!started_.empty()) {
+    worker = std::move(started_.back());
+    started_.pop_back();
+  } else {
+    auto started = isolation::StartWorker(*arena_, limits.log_path, kRuleLogBytes);
+    if (!started.ok()) return started.status();
+    worker = std::move(started).value();
+  }
   auto isolated = isolation::IsolatedRule::Create(rule, std::move(configuration_name), std::move(trials), params,
-                                                  warnings, std::move(limits), arena_);
+                                                  warnings, std::move(limits), arena_, std::move(worker));
   if (!isolated.ok()) return isolated.status();
   return std::unique_ptr<RuleHandle>(std::move(isolated).value());
 }

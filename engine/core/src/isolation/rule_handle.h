@@ -46,6 +46,9 @@ struct IsolationOptions {
   std::string log_dir;
   // Size of the shared tensor memory (sparse; see SharedArena).
   uint64_t arena_bytes = uint64_t{1} << 30;
+  // Workers started at once by Create (one per rule the job will create: their start-up then
+  // overlaps the runner's own setup).
+  size_t prestart = 0;
 };
 
 // The runner parameter that sets a rule's own timeout (seconds), unless the rule declares a
@@ -55,6 +58,7 @@ inline constexpr uint64_t kRuleLogBytes = uint64_t{16} << 20;
 
 namespace isolation {
 class SharedArena;
+struct StartedWorker;
 }
 
 class RuleIsolation {
@@ -75,9 +79,10 @@ class RuleIsolation {
   const IsolationOptions& options() const { return options_; }
 
  private:
-  explicit RuleIsolation(IsolationOptions options) : options_(std::move(options)) {}
+  explicit RuleIsolation(IsolationOptions options);
   IsolationOptions options_;
   std::shared_ptr<isolation::SharedArena> arena_;
+  std::vector<isolation::StartedWorker> started_;  // started ahead, not yet given to a rule
 };
 
 // "killed by signal 11 (SIGSEGV)", "exited with status 7", from a waitpid status.

@@ -122,11 +122,27 @@ int Serve(Channel& channel) {
         break;
       }
       case MessageType::kInvoke: {
-        connection.BeginRequest(req.Get<uint64_t>());
+        const uint64_t generation = req.Get<uint64_t>();
+        connection.BeginRequest(generation);
         const int64_t step = req.Get<int64_t>();
         if (!connection.ReadLocalTensors(req)) return 3;
+        const bool ahead = req.Get<uint8_t>() != 0;
+        const int64_t ahead_step = req.Get<int64_t>();
+        if (req.failed()) return 3;
         PutResult(out, instance->Invoke(step));
-        break;
+        if (channel.Send(MessageType::kReply, out.bytes()) != Channel::Failure::kNone) return 0;
+        if (!ahead) continue;
+        // set_required_tensors of the step the runner declares next, while it does other work
+        // (side-effect free by the ABI's contract, so running it early changes nothing).
+        connection.BeginRequest(generation);
+        std::vector<TensorRequirement> reqs;
+        Encoder next;
+        next.Put<int64_t>(ahead_step);
+        PutResult(next, instance->RequiredTensors(ahead_step, &reqs));
+        next.Put<uint64_t>(reqs.size());
+        for (const TensorRequirement& r : reqs) next.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps);
+        if (channel.Send(MessageType::kAheadReply, next.bytes()) != Channel::Failure::kNone) return 0;
+        continue;
       }
       case MessageType::kPoll: {
         connection.BeginRequest(req.Get<uint64_t>());

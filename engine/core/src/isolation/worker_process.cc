@@ -79,6 +79,11 @@ WorkerProcess::~WorkerProcess() {
   close(output_fd_);
 }
 
+void WorkerProcess::SetLogPath(std::string log_path) {
+  std::lock_guard<std::mutex> lock(log_path_mu_);
+  log_path_ = std::move(log_path);
+}
+
 void WorkerProcess::Kill() {
   if (!status_) kill(pid_, SIGKILL);
 }
@@ -122,10 +127,15 @@ void WorkerProcess::PumpOutput() {
       continue;
     }
     if (log_fd < 0) {
+      std::string path;
+      {
+        std::lock_guard<std::mutex> lock(log_path_mu_);
+        path = log_path_;
+      }
       // The folder too: most rules print nothing, and get no file.
       std::error_code ec;
-      std::filesystem::create_directories(std::filesystem::path(log_path_).parent_path(), ec);
-      log_fd = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+      log_fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       if (log_fd < 0) {
         written = log_limit_;  // cannot log: drain only
         truncated = true;

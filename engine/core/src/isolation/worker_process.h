@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -26,13 +27,15 @@ class WorkerProcess {
  public:
   // Starts the worker: `socket_fd` and `arena_fd` (not owned; the caller closes its copies after
   // this returns) become fds 3 and 4 of the child. Its output goes to `log_path` (created on the
-  // first byte, at most `log_limit` bytes kept).
+  // first byte, at most `log_limit` bytes kept; SetLogPath may change the name until then).
   static StatusOr<std::unique_ptr<WorkerProcess>> Spawn(int socket_fd, int arena_fd, std::string log_path,
                                                         uint64_t log_limit);
   // Kills the worker if it still runs (SIGKILL), reaps it and joins the log thread.
   ~WorkerProcess();
 
   pid_t pid() const { return pid_; }
+  // The log file's name, for a worker started before it knew its rule.
+  void SetLogPath(std::string log_path);
   // SIGKILL (no-op once reaped).
   void Kill();
   // Reaps the worker if it has ended, waiting up to `timeout`; its waitpid status, if it ended.
@@ -45,7 +48,8 @@ class WorkerProcess {
   pid_t pid_;
   std::optional<int> status_;
   int output_fd_;
-  std::string log_path_;
+  std::mutex log_path_mu_;
+  std::string log_path_;  // guarded by log_path_mu_
   uint64_t log_limit_;
   std::thread pump_;
 };

@@ -78,6 +78,7 @@ static IsolationOptions IsolationOptionsOf(const JobConfig& config) {
   options.log_dir = config.output_dir + "/rule-logs";
   // Decoded tensors live here while cached or handed to a rule (sparse: unused pages cost nothing).
   options.arena_bytes = 2 * config.prefetch_memory_bytes + (uint64_t{256} << 20);
+  options.prestart = config.rules.size();
   return options;
 }
 
@@ -261,13 +262,14 @@ struct JobRunner::Impl {
       *error_line = "ClientError: " + s.message();
       return kExitClientError;
     };
-    if (Status s = LoadAllPlugins(); !s.ok()) return client_error(s);
+    // Rule workers start first: they load while plugins and trials are read here.
     auto created_isolation = RuleIsolation::Create(IsolationOptionsOf(config));
     if (!created_isolation.ok()) {
       *error_line = "InternalServerError: " + created_isolation.status().message();
       return kExitInternal;
     }
     isolation = std::move(created_isolation).value();
+    if (Status s = LoadAllPlugins(); !s.ok()) return client_error(s);
     auto base_index = OpenTrial(config.trial);
     if (!base_index.ok()) return client_error(base_index.status());
 
