@@ -46,12 +46,14 @@ bool LooksOutOfMemory(const std::string& text) {
 }  // namespace
 
 IsolatedRule::IsolatedRule(const LoadedRule& rule, std::string configuration_name, std::vector<Trial*> trials,
-                           WorkerLimits limits, std::shared_ptr<SharedArena> arena)
+                           WorkerLimits limits, std::shared_ptr<SharedArena> arena,
+                           std::shared_ptr<TensorTable> table)
     : rule_(rule),
       configuration_name_(std::move(configuration_name)),
       trials_(std::move(trials)),
       limits_(std::move(limits)),
       arena_(std::move(arena)),
+      table_(std::move(table)),
       ctx_(configuration_name_, trials_, &report_),
       require_ctx_(configuration_name_, trials_, nullptr) {}
 
@@ -59,10 +61,12 @@ StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& r
                                                              std::vector<Trial*> trials,
                                                              const std::map<std::string, std::string>& params,
                                                              std::vector<std::string>* warnings, WorkerLimits limits,
-                                                             std::shared_ptr<SharedArena> arena, StartedWorker worker) {
+                                                             std::shared_ptr<SharedArena> arena,
+                                                             std::shared_ptr<TensorTable> table, StartedWorker worker) {
   const std::string who = "rule " + rule.name + " (plugin " + rule.plugin_path + ")";
   std::unique_ptr<IsolatedRule> self(
-      new IsolatedRule(rule, std::move(configuration_name), std::move(trials), std::move(limits), std::move(arena)));
+      new IsolatedRule(rule, std::move(configuration_name), std::move(trials), std::move(limits), std::move(arena),
+                       std::move(table)));
   self->process_ = std::move(worker.process);
   self->channel_ = std::move(worker.channel);
   self->process_->SetLogPath(self->limits_.log_path);
@@ -74,7 +78,8 @@ StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& r
   init.Put<uint64_t>(params.size());
   for (const auto& [key, value] : params) init.PutString(key).PutString(value);
   Message reply;
-  if (auto failed = self->Call(MessageType::kInit, init.bytes(), PluginCallPhase::kCreate, "in create", &reply)) {
+  if (auto failed = self->Call(MessageType::kInit, init.bytes(), PluginCallPhase::kCreate, "in create", &reply,
+                               MessageType::kInitReply)) {
     return InternalError(who + ": create failed: " + failed->message);
   }
   Decoder in(reply.payload);
@@ -129,8 +134,12 @@ IsolatedRule::~IsolatedRule() {
   if (process_ && !failed_) {
     const Channel::Limits limits{std::chrono::steady_clock::now() + std::chrono::seconds(2), nullptr};
     if (channel_->Send(MessageType::kDestroy, {}, limits) == Channel::Failure::kNone) {
-      // destroy() is the plugin's; give it a moment, then stop waiting.
-      process_->WaitFor(std::chrono::seconds(2));
+      // destroy() is the plugin's; give it a moment (the socket closes when the worker exits),
+      // then stop waiting.
+      Message ignored;
+      while (channel_->Receive(&ignored, limits) == Channel::Failure::kNone) {
+      }
+      process_->WaitFor(std::chrono::milliseconds(200));
     }
   }
   process_.reset();  // kills (if still running) and reaps
@@ -167,8 +176,29 @@ PluginCallResult IsolatedRule::Fail(const std::string& what, const std::string& 
   return *failed_;
 }
 
+PluginCallResult IsolatedRule::Broken(Channel::Failure failure, const std::string& what) {
+  switch (failure) {
+    case Channel::Failure::kAborted:
+      return Stopped();
+    case Channel::Failure::kTimedOut:
+      return Fail(what, "timed out after " + Seconds(limits_.timeout_s) + " s (--rule-timeout, or the rule's " +
+                            kRuleTimeoutParameter + " parameter)");
+    case Channel::Failure::kProtocol:
+      return Fail(what, "broke the worker protocol (" + channel_->error() + ")");
+    case Channel::Failure::kClosed:
+    case Channel::Failure::kNone:
+      break;
+  }
+  // The socket closed: the worker is ending (or closed it on purpose: then it must go).
+  const std::optional<int> status = process_->WaitFor(std::chrono::seconds(2));
+  if (!status) return Fail(what, "closed its connection to the runner");
+  if (StopRequested() && WIFSIGNALED(*status)) return Stopped();
+  return Fail(what, DescribeWaitStatus(*status));
+}
+
 std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::string& payload,
-                                                   PluginCallPhase phase, const std::string& what, Message* reply) {
+                                                   PluginCallPhase phase, const std::string& what, Message* reply,
+                                                   MessageType expected) {
   if (failed_) return failed_;
   const auto timeout = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(limits_.timeout_s));
@@ -182,26 +212,7 @@ std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::
     }
   } end_call{this};
 
-  // Why the conversation broke off, as the call's failure.
-  const auto broken = [&](Channel::Failure failure) -> PluginCallResult {
-    switch (failure) {
-      case Channel::Failure::kAborted:
-        return Stopped();
-      case Channel::Failure::kTimedOut:
-        return Fail(what, "timed out after " + Seconds(limits_.timeout_s) + " s (--rule-timeout, or the rule's " +
-                              kRuleTimeoutParameter + " parameter)");
-      case Channel::Failure::kProtocol:
-        return Fail(what, "broke the worker protocol (" + channel_->error() + ")");
-      case Channel::Failure::kClosed:
-      case Channel::Failure::kNone:
-        break;
-    }
-    // The socket closed: the worker is ending (or closed it on purpose: then it must go).
-    const std::optional<int> status = process_->WaitFor(std::chrono::seconds(2));
-    if (!status) return Fail(what, "closed its connection to the runner");
-    if (StopRequested() && WIFSIGNALED(*status)) return Stopped();
-    return Fail(what, DescribeWaitStatus(*status));
-  };
+  const auto broken = [&](Channel::Failure failure) { return Broken(failure, what); };
 
   if (type != MessageType::kNone) {
     if (const auto f = channel_->Send(type, payload, limits); f != Channel::Failure::kNone) return broken(f);
@@ -213,9 +224,7 @@ std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::
       case MessageType::kReply:
       case MessageType::kInitReply:
       case MessageType::kAheadReply:
-        if ((message.type == MessageType::kAheadReply) != (type == MessageType::kNone)) {
-          return broken(Channel::Failure::kProtocol);
-        }
+        if (message.type != expected) return broken(Channel::Failure::kProtocol);
         *reply = std::move(message);
         return std::nullopt;
       case MessageType::kQuery: {
@@ -441,7 +450,9 @@ void IsolatedRule::DrainAhead() {
   ahead_pending_.reset();
   const std::string what = AtStep("set_required_tensors", pending.step);
   Message reply;
-  if (Call(MessageType::kNone, {}, PluginCallPhase::kSetRequiredTensors, what, &reply)) return;  // failed_ is set
+  if (Call(MessageType::kNone, {}, PluginCallPhase::kSetRequiredTensors, what, &reply, MessageType::kAheadReply)) {
+    return;  // failed_ is set
+  }
   Decoder in(reply.payload);
   if (in.Get<int64_t>() != pending.step) {
     Fail(what, "sent a malformed reply (protocol error)");
@@ -486,7 +497,8 @@ PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& 
 }
 
 void IsolatedRule::AppendLocalTensors(int64_t step, Encoder& out) {
-  // Names first defined by this request, then the entries.
+  // Names first defined by this request, then the entries: name id, the rule's trial number,
+  // then what TensorTable encodes.
   Encoder names, entries;
   uint64_t new_names = 0, count = 0;
   const auto it = declared_.find(step);
@@ -495,43 +507,19 @@ void IsolatedRule::AppendLocalTensors(int64_t step, Encoder& out) {
       if (req.trial >= trials_.size()) continue;
       const Trial& trial = *trials_[req.trial];
       for (const int64_t s : req.steps) {
-        StatusOr<TensorPtr> value = trial.Value(req.name, s);
-        if (!value.ok() || (*value)->is_string()) continue;
-        const Tensor& tensor = **value;
-        uint64_t offset = 0;
-        if (!tensor.bytes().empty() && !arena_->Contains(tensor.bytes().data(), tensor.bytes().size(), &offset)) {
-          continue;
-        }
         auto [id, inserted] = name_ids_.try_emplace(req.name.data(), static_cast<uint32_t>(name_ids_.size()));
         if (inserted) {
           names.Put<uint32_t>(id->second).PutString(req.name);
           ++new_names;
         }
-        entries.Put<uint32_t>(id->second).Put<uint32_t>(req.trial).Put<int64_t>(s);
-        entries.Put<uint64_t>(offset).Put<uint64_t>(tensor.bytes().size());
-        entries.Put<int32_t>(static_cast<int32_t>(tensor.dtype())).PutVector(tensor.shape());
-        entries.Put<int64_t>(tensor.num_elements());
-        if (const auto mode = trial.ModeOfGlobalStep(s)) {
-          entries.Put<int32_t>(static_cast<int32_t>(mode->first)).Put<int64_t>(mode->second);
-        } else {
-          entries.Put<int32_t>(LITMUS_MODE_GLOBAL).Put<int64_t>(s);
+        const size_t mark = entries.bytes().size();
+        entries.Put<uint32_t>(id->second).Put<uint32_t>(req.trial);
+        TensorPtr keep;
+        if (!table_->Append(trial, req.name, s, step, entries, &keep)) {
+          entries.Truncate(mark);
+          continue;
         }
-        // Reductions the runner computed already (key 2 * LITMUS_REDUCTION_* + abs, the trial's
-        // memo keys), unless a stored reduction could take precedence (Trial::Reduction).
-        uint32_t mask = 0;
-        double memos[18];
-        for (uint32_t key = 0; key < 18; ++key) {
-          if (const std::optional<double> memo = tensor.Memo(key)) {
-            mask |= uint32_t{1} << key;
-            memos[key] = *memo;
-          }
-        }
-        if (mask != 0 && trial.HasStoredReductions(req.name, s)) mask = 0;
-        entries.Put<uint32_t>(mask);
-        for (uint32_t key = 0; key < 18; ++key) {
-          if ((mask >> key & 1) != 0) entries.Put<double>(memos[key]);
-        }
-        keep_alive_.push_back(*std::move(value));
+        keep_alive_.push_back(std::move(keep));
         ++count;
       }
     }
@@ -541,21 +529,47 @@ void IsolatedRule::AppendLocalTensors(int64_t step, Encoder& out) {
   out.Put<uint64_t>(count).PutRaw(entries.bytes());
 }
 
+// Builds the kInvoke request of `started` (the table of required tensors, the ahead step).
+std::string IsolatedRule::InvokeRequest(const Started& started) {
+  Encoder request;
+  request.Put<uint64_t>(started.generation).Put<int64_t>(started.step);
+  AppendLocalTensors(started.step, request);
+  request.Put<uint8_t>(started.next ? 1 : 0).Put<int64_t>(started.next.value_or(0));
+  return request.Take();
+}
+
+void IsolatedRule::StartInvoke(int64_t step) {
+  started_.reset();
+  DrainAhead();
+  if (failed_) return;
+  const Started started{step, Generation(), NextDeclareStep()};
+  const std::string request = InvokeRequest(started);
+  // The deadline of the call starts in Invoke; sending only waits for a full socket buffer.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(limits_.timeout_s));
+  const Channel::Limits limits{deadline, [] { return StopRequested(); }};
+  if (const auto f = channel_->Send(MessageType::kInvoke, request, limits); f != Channel::Failure::kNone) {
+    Broken(f, AtStep("invoke_at_step", step));  // Invoke reports it
+    return;
+  }
+  started_ = started;
+}
+
 PluginCallResult IsolatedRule::Invoke(int64_t step) {
   const std::string what = AtStep("invoke_at_step", step);
-  DrainAhead();
-  if (failed_) return *failed_;
-  const uint64_t generation = Generation();
-  Encoder request;
-  request.Put<uint64_t>(generation).Put<int64_t>(step);
-  AppendLocalTensors(step, request);
-  const std::optional<int64_t> next = NextDeclareStep();
-  request.Put<uint8_t>(next ? 1 : 0).Put<int64_t>(next.value_or(0));
+  std::optional<Started> started = std::exchange(started_, std::nullopt);
   Message reply;
-  if (auto failed = Call(MessageType::kInvoke, request.bytes(), PluginCallPhase::kInvoke, what, &reply)) {
-    return *failed;
+  std::optional<PluginCallResult> failed;
+  if (started && started->step == step) {
+    failed = Call(MessageType::kNone, {}, PluginCallPhase::kInvoke, what, &reply);
+  } else {
+    DrainAhead();
+    if (failed_) return *failed_;
+    started = Started{step, Generation(), NextDeclareStep()};
+    failed = Call(MessageType::kInvoke, InvokeRequest(*started), PluginCallPhase::kInvoke, what, &reply);
   }
-  if (next) ahead_pending_ = Ahead{*next, generation, {}, {}};
+  if (failed) return *failed;
+  if (started->next) ahead_pending_ = Ahead{*started->next, started->generation, {}, {}};
   Decoder in(reply.payload);
   return *ReadResult(in, what);
 }

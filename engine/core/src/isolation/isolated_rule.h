@@ -20,6 +20,7 @@
 #include "isolation/protocol.h"
 #include "isolation/rule_handle.h"
 #include "isolation/shared_arena.h"
+#include "isolation/tensor_table.h"
 #include "isolation/worker_process.h"
 
 namespace litmus::isolation {
@@ -47,12 +48,14 @@ class IsolatedRule : public RuleHandle {
                                                         std::vector<Trial*> trials,
                                                         const std::map<std::string, std::string>& params,
                                                         std::vector<std::string>* warnings, WorkerLimits limits,
-                                                        std::shared_ptr<SharedArena> arena, StartedWorker worker);
+                                                        std::shared_ptr<SharedArena> arena,
+                                                        std::shared_ptr<TensorTable> table, StartedWorker worker);
   // kDestroy, then waits briefly for the worker to exit (killed after that).
   ~IsolatedRule() override;
 
   PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) override;
   PluginCallResult Invoke(int64_t step) override;
+  void StartInvoke(int64_t step) override;
   bool polls() const override { return polls_; }
   PluginCallResult Poll(int64_t last_step) override;
   const std::vector<std::string>& extra_action_json() const override { return ctx_.added_actions; }
@@ -61,16 +64,20 @@ class IsolatedRule : public RuleHandle {
 
  private:
   IsolatedRule(const LoadedRule& rule, std::string configuration_name, std::vector<Trial*> trials,
-               WorkerLimits limits, std::shared_ptr<SharedArena> arena);
+               WorkerLimits limits, std::shared_ptr<SharedArena> arena, std::shared_ptr<TensorTable> table);
 
   // One request: sends it, serves the worker until its reply (stored in *reply). On failure,
   // returns the call's result (and the worker is dead), else nullopt.
+  // type kNone: only receive (the request went out already), up to a `expected` reply.
   std::optional<PluginCallResult> Call(MessageType type, const std::string& payload, PluginCallPhase phase,
-                                       const std::string& what, Message* reply);
+                                       const std::string& what, Message* reply,
+                                       MessageType expected = MessageType::kReply);
   // Answers one kQuery with the runner's host functions.
   std::string Answer(std::string_view query);
   // The worker is gone or must go: kills and reaps it, and fails this and every later call.
   PluginCallResult Fail(const std::string& what, const std::string& cause);
+  // Why a conversation broke off (`failure` of a Send/Receive), as the call's failure.
+  PluginCallResult Broken(Channel::Failure failure, const std::string& what);
   // A stop was requested during a call: kills the worker; this and every later call is a
   // skipped step.
   PluginCallResult Stopped();
@@ -93,6 +100,7 @@ class IsolatedRule : public RuleHandle {
   const std::vector<Trial*> trials_;
   const WorkerLimits limits_;
   const std::shared_ptr<SharedArena> arena_;
+  const std::shared_ptr<TensorTable> table_;  // shared by the job's rules
   RuleReport report_;
   litmus_ctx ctx_;        // the runner's host functions run on it for this rule (after report_)
   litmus_ctx require_ctx_;  // require_tensor checks during set_required_tensors
@@ -113,6 +121,14 @@ class IsolatedRule : public RuleHandle {
   };
   std::optional<Ahead> ahead_pending_;  // step and generation only
   std::optional<Ahead> ahead_;
+  // An Invoke whose request StartInvoke sent (step, generation, ahead step).
+  struct Started {
+    int64_t step = 0;
+    uint64_t generation = 0;
+    std::optional<int64_t> next;
+  };
+  std::optional<Started> started_;
+  std::string InvokeRequest(const Started& started);
   std::unordered_map<const char*, uint32_t> name_ids_;  // by the trial's copy of the name
   std::vector<TensorPtr> keep_alive_;  // values the worker may be reading
 };

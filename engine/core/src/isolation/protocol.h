@@ -16,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -88,6 +89,8 @@ class Encoder {
     return PutBytes(values.data(), values.size() * sizeof(T));
   }
   const std::string& bytes() const { return buffer_; }
+  // Drops what was appended after the first `size` bytes.
+  void Truncate(size_t size) { buffer_.resize(std::min(size, buffer_.size())); }
   std::string Take() { return std::move(buffer_); }
   void Clear() { buffer_.clear(); }
 

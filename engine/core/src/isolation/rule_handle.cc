@@ -43,6 +43,7 @@ StatusOr<std::unique_ptr<RuleIsolation>> RuleIsolation::Create(IsolationOptions 
     auto arena = isolation::SharedArena::Create(isolation->options_.arena_bytes);
     if (!arena.ok()) return arena.status();
     isolation->arena_ = std::move(arena).value();
+    isolation->table_ = std::make_shared<isolation::TensorTable>(isolation->arena_);
     const std::string log_path = isolation->options_.log_dir + "/worker.log";
     for (size_t i = 0; i < isolation->options_.prestart; ++i) {
       auto worker = isolation::StartWorker(*isolation->arena_, log_path, kRuleLogBytes);
@@ -98,7 +99,7 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
     worker = std::move(started).value();
   }
   auto isolated = isolation::IsolatedRule::Create(rule, std::move(configuration_name), std::move(trials), params,
-                                                  warnings, std::move(limits), arena_, std::move(worker));
+                                                  warnings, std::move(limits), arena_, table_, std::move(worker));
   if (!isolated.ok()) return isolated.status();
   return std::unique_ptr<RuleHandle>(std::move(isolated).value());
 }

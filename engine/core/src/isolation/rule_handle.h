@@ -26,6 +26,10 @@ class RuleHandle {
   // signal, exited, timed out, over its memory limit); after one, every call fails the same way.
   virtual PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) = 0;
   virtual PluginCallResult Invoke(int64_t step) = 0;
+  // Optional first half of Invoke(step), which must follow: an isolated rule sends its request
+  // here, so that the rules of a step all compute at once, each in its process, while the runner
+  // collects the results. In-process: nothing.
+  virtual void StartInvoke(int64_t step) { (void)step; }
   virtual bool polls() const = 0;
   virtual PluginCallResult Poll(int64_t last_step) = 0;
   virtual const std::vector<std::string>& extra_action_json() const = 0;
@@ -59,6 +63,7 @@ inline constexpr uint64_t kRuleLogBytes = uint64_t{16} << 20;
 namespace isolation {
 class SharedArena;
 struct StartedWorker;
+class TensorTable;
 }
 
 class RuleIsolation {
@@ -82,6 +87,7 @@ class RuleIsolation {
   explicit RuleIsolation(IsolationOptions options);
   IsolationOptions options_;
   std::shared_ptr<isolation::SharedArena> arena_;
+  std::shared_ptr<isolation::TensorTable> table_;
   std::vector<isolation::StartedWorker> started_;  // started ahead, not yet given to a rule
 };
 

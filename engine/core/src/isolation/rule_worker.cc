@@ -106,11 +106,12 @@ int Serve(Channel& channel) {
   std::unique_ptr<RuleInstance> instance = std::move(created).value();
   if (!reply_init(OkStatus(), warnings, instance->polls())) return 0;
 
+  Message request;  // reused, as the reply buffer
+  Encoder out;
   while (true) {
-    Message request;
     if (channel.Receive(&request) != Channel::Failure::kNone) return 0;  // the runner is gone
     Decoder req(request.payload);
-    Encoder out;
+    out.Clear();
     switch (request.type) {
       case MessageType::kRequiredTensors: {
         connection.BeginRequest(req.Get<uint64_t>());

@@ -224,8 +224,8 @@ litmus_status_t HostTensorValue(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
         view.dtype = t->dtype;
         view.data = t->bytes == 0 ? nullptr : t->data;
         view.byte_size = t->bytes;
-        view.shape = t->shape.empty() ? nullptr : t->shape.data();
-        view.rank = static_cast<uint32_t>(t->shape.size());
+        view.shape = t->shape;
+        view.rank = t->rank;
         view.num_elements = t->num_elements;
         view.step = t->step;
         view.mode = t->mode;
@@ -322,9 +322,9 @@ litmus_status_t HostTensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
   });
 }
 
-// Records `name` at `steps` in the call's requirements (as the runner's host does).
-void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view name, const int64_t* steps, size_t step_count) {
-  const std::string_view kept = g_connection->Intern(name);
+// Records `kept` (a stable copy of the name: an element of saved_names) at `steps` in the call's
+// requirements (as the runner's host does).
+void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view kept, const int64_t* steps, size_t step_count) {
   const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(kept.data(), ctx->requirements->size());
   if (inserted) ctx->requirements->push_back({trial, kept, {}});
   std::vector<int64_t>& out = (*ctx->requirements)[it->second].steps;
@@ -345,9 +345,9 @@ litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_
     }
     // A name already known to be saved needs no query (rules require the same names every step).
     if (should_match_regex == 0 && name.data != nullptr && trial < g_connection->trial_count()) {
-      const std::string_view n(name.data, name.size);
-      if (g_connection->saved_names[trial].count(n) != 0) {
-        Require(ctx, trial, n, steps, step_count);
+      const auto& saved = g_connection->saved_names[trial];
+      if (const auto it = saved.find(std::string_view(name.data, name.size)); it != saved.end()) {
+        Require(ctx, trial, *it, steps, step_count);
         return LITMUS_OK;
       }
     }
@@ -360,9 +360,9 @@ litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_
     if (a.status != LITMUS_OK) return Apply(ctx, a);
     DecodeStrings(a);
     for (const litmus_str_t& s : a.strs) {
-      const std::string_view n(s.size == 0 ? "" : s.data, s.size);
-      if (trial < g_connection->trial_count()) g_connection->saved_names[trial].emplace(n);
-      Require(ctx, trial, n, steps, step_count);
+      if (trial >= g_connection->trial_count()) continue;  // (the runner refused such a trial)
+      const auto kept = g_connection->saved_names[trial].emplace(s.size == 0 ? "" : s.data, s.size).first;
+      Require(ctx, trial, *kept, steps, step_count);
     }
     return Apply(ctx, a);
   });
@@ -451,20 +451,25 @@ void WorkerConnection::BeginRequest(uint64_t generation) {
   generation_ = generation;
   call_answers_.clear();
   local_.clear();
-  local_index_.clear();
+  shapes_.clear();
+  for (const uint32_t id : touched_) first_local_[id] = -1;
+  touched_.clear();
 }
 
 bool WorkerConnection::ReadLocalTensors(Decoder& in) {
-  // New names (id, name), then entries (see IsolatedRule::Invoke).
+  // New names (id, name), then entries (IsolatedRule::AppendLocalTensors, TensorTable::Append).
   const uint64_t new_names = in.Get<uint64_t>();
   for (uint64_t i = 0; i < new_names && !in.failed(); ++i) {
     const uint32_t id = in.Get<uint32_t>();
     if (id != names_.size()) return false;
     names_.emplace_back(in.GetBytes());
+    name_ids_.emplace(names_.back(), id);
+    first_local_.push_back(-1);
   }
   const uint64_t count = in.Get<uint64_t>();
   local_.reserve(static_cast<size_t>(std::min<uint64_t>(count, 1 << 20)));
-  std::vector<uint32_t> ids;
+  std::vector<size_t> shape_at;
+  shape_at.reserve(local_.capacity());
   for (uint64_t i = 0; i < count && !in.failed(); ++i) {
     LocalTensor t;
     const uint32_t id = in.Get<uint32_t>();
@@ -473,7 +478,12 @@ bool WorkerConnection::ReadLocalTensors(Decoder& in) {
     const uint64_t offset = in.Get<uint64_t>();
     t.bytes = in.Get<uint64_t>();
     t.dtype = in.Get<int32_t>();
-    t.shape = in.GetVector<int64_t>();
+    const std::string_view shape = in.GetBytes();
+    if (shape.size() % sizeof(int64_t) != 0) return false;
+    t.rank = static_cast<uint32_t>(shape.size() / sizeof(int64_t));
+    shape_at.push_back(shapes_.size());
+    shapes_.resize(shapes_.size() + t.rank);
+    if (t.rank > 0) std::memcpy(shapes_.data() + shape_at.back(), shape.data(), shape.size());
     t.num_elements = in.Get<int64_t>();
     t.mode = in.Get<int32_t>();
     t.mode_step = in.Get<int64_t>();
@@ -483,24 +493,25 @@ bool WorkerConnection::ReadLocalTensors(Decoder& in) {
     }
     t.data = arena_->At(offset, t.bytes);
     if (id >= names_.size() || t.data == nullptr) return false;
-    local_.push_back(std::move(t));
-    ids.push_back(id);
+    // Chained by name (the plugin asks by name).
+    t.next = first_local_[id];
+    if (t.next < 0) touched_.push_back(id);
+    first_local_[id] = static_cast<int32_t>(local_.size());
+    local_.push_back(t);
   }
-  for (size_t i = 0; i < local_.size(); ++i) local_index_.emplace(names_[ids[i]], i);
+  // (shapes_ is complete: the pointers into it stay valid for the call.)
+  for (size_t i = 0; i < local_.size(); ++i) local_[i].shape = local_[i].rank == 0 ? nullptr : shapes_.data() + shape_at[i];
   return !in.failed();
 }
 
 const LocalTensor* WorkerConnection::FindLocal(uint32_t trial, std::string_view name, int64_t step) const {
-  const auto [begin, end] = local_index_.equal_range(name);
-  for (auto it = begin; it != end; ++it) {
-    const LocalTensor& t = local_[it->second];
+  const auto id = name_ids_.find(name);
+  if (id == name_ids_.end()) return nullptr;
+  for (int32_t i = first_local_[id->second]; i >= 0; i = local_[static_cast<size_t>(i)].next) {
+    const LocalTensor& t = local_[static_cast<size_t>(i)];
     if (t.trial == trial && t.step == step) return &t;
   }
   return nullptr;
-}
-
-std::string_view WorkerConnection::Intern(std::string_view name) {
-  return *interned_.emplace(name).first;
 }
 
 const QueryAnswer& WorkerConnection::Query(HostFunction function, const std::string& args, bool cacheable) {
@@ -509,12 +520,11 @@ const QueryAnswer& WorkerConnection::Query(HostFunction function, const std::str
   }
   // args starts with the function id (the cache key); the message carries it too.
   if (channel_->Send(MessageType::kQuery, args) != Channel::Failure::kNone) _exit(kExitLostRunner);
-  Message reply;
-  if (channel_->Receive(&reply) != Channel::Failure::kNone || reply.type != MessageType::kQueryReply) {
+  if (channel_->Receive(&reply_) != Channel::Failure::kNone || reply_.type != MessageType::kQueryReply) {
     _exit(kExitLostRunner);
   }
   QueryAnswer answer;
-  Decoder in(reply.payload);
+  Decoder in(reply_.payload);
   answer.status = in.Get<int32_t>();
   answer.has_error = in.Get<uint8_t>() != 0;
   answer.error = in.GetString();

@@ -35,7 +35,9 @@ struct LocalTensor {
   const std::byte* data = nullptr;
   uint64_t bytes = 0;
   int32_t dtype = 0;
-  std::vector<int64_t> shape;
+  const int64_t* shape = nullptr;  // rank entries (in the connection's shape buffer)
+  uint32_t rank = 0;
+  int32_t next = -1;               // the next entry of the same name (-1: none)
   int64_t num_elements = 0;
   int32_t mode = 0;
   int64_t mode_step = 0;
@@ -79,11 +81,14 @@ class WorkerConnection {
   const std::byte* ArenaAt(uint64_t offset, uint64_t size) const { return arena_->At(offset, size); }
   uint32_t trial_count() const { return trial_count_; }
 
-  // Names known to be saved (a saved name stays saved): require_tensor of one needs no query.
-  // (Indexed by trial.)
-  std::vector<std::set<std::string, std::less<>>> saved_names;
-  // Stable copies of required names (TensorRequirement::name views them).
-  std::string_view Intern(std::string_view name);
+  // Names known to be saved (a saved name stays saved): require_tensor of one needs no query,
+  // and the elements are the stable copies TensorRequirement::name views. (Indexed by trial.)
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+  std::vector<StringSet> saved_names;
 
   // Set when an allocation failed in the worker (new_handler, or a host function's bad_alloc).
   bool out_of_memory = false;
@@ -97,8 +102,11 @@ class WorkerConnection {
   std::deque<QueryAnswer> call_answers_;
   std::deque<std::string> names_;  // by id
   std::vector<LocalTensor> local_;
-  std::unordered_multimap<std::string_view, size_t> local_index_;
-  std::unordered_set<std::string> interned_;
+  std::vector<int64_t> shapes_;  // the local tensors' shapes, one after the other
+  std::unordered_map<std::string_view, uint32_t, StringHash, std::equal_to<>> name_ids_;  // of names_
+  std::vector<int32_t> first_local_;  // by name id: its first entry in local_, or -1
+  std::vector<uint32_t> touched_;     // ids whose first_local_ is set
+  Message reply_;  // reused: its buffer keeps its capacity
 };
 
 // The worker's host table; `connection` serves every call (set once, before any plugin loads).

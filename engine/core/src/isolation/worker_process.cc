@@ -91,6 +91,7 @@ void WorkerProcess::Kill() {
 std::optional<int> WorkerProcess::WaitFor(std::chrono::milliseconds timeout) {
   if (status_) return status_;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  useconds_t pause = 50;  // an exiting worker is usually reaped within a few of these
   while (true) {
     int status = 0;
     const pid_t r = waitpid(pid_, &status, WNOHANG);
@@ -103,7 +104,8 @@ std::optional<int> WorkerProcess::WaitFor(std::chrono::milliseconds timeout) {
       return status_;
     }
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    usleep(2000);
+    usleep(pause);
+    pause = std::min<useconds_t>(pause * 2, 5000);
   }
 }
 

@@ -761,6 +761,7 @@ struct JobRunner::Impl {
     //    inside a parallel_for this thread could pick up the background prefetch and keep the
     //    rule waiting for it.
     std::vector<std::pair<StepOutcome, std::string>> outcomes(to_invoke.size());
+    for (RuleState* r : to_invoke) r->instance->StartInvoke(step);  // isolated rules start at once
     const auto invoke = [&](size_t i) {
       std::string message;
       const PluginCallResult result = to_invoke[i]->instance->Invoke(step);
