@@ -75,6 +75,14 @@ StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& r
   init.PutString(rule.plugin_path).PutString(rule.name).PutString(self->configuration_name_);
   init.Put<uint32_t>(static_cast<uint32_t>(self->trials_.size())).Put<uint64_t>(self->limits_.memory_bytes);
   init.Put<uint64_t>(self->Generation());
+  // The lowest LITMUS_LOG_* level the runner's logger shows: the worker drops the rest itself.
+  const spdlog::level::level_enum level = spdlog::get_level();
+  init.Put<int32_t>(level <= spdlog::level::trace   ? LITMUS_LOG_TRACE
+                    : level <= spdlog::level::debug ? LITMUS_LOG_DEBUG
+                    : level <= spdlog::level::info  ? LITMUS_LOG_INFO
+                    : level <= spdlog::level::warn  ? LITMUS_LOG_WARNING
+                    : level <= spdlog::level::err   ? LITMUS_LOG_ERROR
+                                                    : LITMUS_LOG_ERROR + 1);
   init.Put<uint64_t>(params.size());
   for (const auto& [key, value] : params) init.PutString(key).PutString(value);
   Message reply;
@@ -279,6 +287,7 @@ std::string IsolatedRule::Answer(std::string_view query) {
     case HostFunction::kStepMode: {
       const uint32_t trial = in.Get<uint32_t>();
       const int64_t step = in.Get<int64_t>();
+      RememberStepQuery(query, sizeof(uint32_t) * 2, step);
       int32_t mode = 0;
       int64_t mode_step = 0;
       status = host->step_mode(ctx, trial, step, &mode, &mode_step);
@@ -308,6 +317,7 @@ std::string IsolatedRule::Answer(std::string_view query) {
         q.regex = GetStr(in);
         q.step = in.Get<int64_t>();
         q.mode = in.Get<int32_t>();
+        RememberStepQuery(query, query.size() - sizeof(int64_t) - sizeof(int32_t), q.step);
         status = host->tensor_names(ctx, trial, &q, &names, &count);
       }
       Encoder list;
@@ -450,9 +460,12 @@ void IsolatedRule::DrainAhead() {
   ahead_pending_.reset();
   const std::string what = AtStep("set_required_tensors", pending.step);
   Message reply;
-  if (Call(MessageType::kNone, {}, PluginCallPhase::kSetRequiredTensors, what, &reply, MessageType::kAheadReply)) {
-    return;  // failed_ is set
-  }
+  query_step_ = std::pair(pending.step, true);
+  const bool failed =
+      Call(MessageType::kNone, {}, PluginCallPhase::kSetRequiredTensors, what, &reply, MessageType::kAheadReply)
+          .has_value();
+  query_step_.reset();
+  if (failed) return;  // failed_ is set
   Decoder in(reply.payload);
   if (in.Get<int64_t>() != pending.step) {
     Fail(what, "sent a malformed reply (protocol error)");
@@ -535,7 +548,38 @@ std::string IsolatedRule::InvokeRequest(const Started& started) {
   request.Put<uint64_t>(started.generation).Put<int64_t>(started.step);
   AppendLocalTensors(started.step, request);
   request.Put<uint8_t>(started.next ? 1 : 0).Put<int64_t>(started.next.value_or(0));
+  AppendStepQueryAnswers(started, request);
   return request.Take();
+}
+
+void IsolatedRule::RememberStepQuery(std::string_view query, size_t step_offset, int64_t step) {
+  if (!query_step_ || query_step_->first != step || step_queries_.size() >= kMaxStepQueries) return;
+  std::string args(query);
+  std::memset(args.data() + step_offset, 0, sizeof(int64_t));  // the template: any step
+  for (const StepQuery& known : step_queries_) {
+    if (known.args == args && known.ahead == query_step_->second) return;
+  }
+  step_queries_.push_back({std::move(args), step_offset, query_step_->second});
+}
+
+void IsolatedRule::AppendStepQueryAnswers(const Started& started, Encoder& out) {
+  // The queries this rule asked about the step of its last call, asked about this one now:
+  // the worker finds them in its cache instead of asking (the trials cannot change before the
+  // call ends, so the answers are those it would get).
+  Encoder answers;
+  uint64_t count = 0;
+  for (const StepQuery& q : step_queries_) {
+    if (q.ahead && !started.next) continue;
+    const int64_t step = q.ahead ? *started.next : started.step;
+    std::string args = q.args;
+    std::memcpy(args.data() + q.step_offset, &step, sizeof(step));
+    const std::optional<std::pair<int64_t, bool>> saved = std::exchange(query_step_, std::nullopt);
+    const std::string answer = Answer(args);
+    query_step_ = saved;
+    answers.PutString(args).PutString(answer);
+    ++count;
+  }
+  out.Put<uint64_t>(count).PutRaw(answers.bytes());
 }
 
 void IsolatedRule::StartInvoke(int64_t step) {
@@ -543,7 +587,7 @@ void IsolatedRule::StartInvoke(int64_t step) {
   DrainAhead();
   if (failed_) return;
   const Started started{step, Generation(), NextDeclareStep()};
-  const std::string request = InvokeRequest(started);
+  std::string request = InvokeRequest(started);
   // The deadline of the call starts in Invoke; sending only waits for a full socket buffer.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                                std::chrono::duration<double>(limits_.timeout_s));
@@ -561,13 +605,17 @@ PluginCallResult IsolatedRule::Invoke(int64_t step) {
   Message reply;
   std::optional<PluginCallResult> failed;
   if (started && started->step == step) {
+    query_step_ = std::pair(step, false);
     failed = Call(MessageType::kNone, {}, PluginCallPhase::kInvoke, what, &reply);
   } else {
     DrainAhead();
     if (failed_) return *failed_;
     started = Started{step, Generation(), NextDeclareStep()};
-    failed = Call(MessageType::kInvoke, InvokeRequest(*started), PluginCallPhase::kInvoke, what, &reply);
+    const std::string request = InvokeRequest(*started);
+    query_step_ = std::pair(step, false);
+    failed = Call(MessageType::kInvoke, request, PluginCallPhase::kInvoke, what, &reply);
   }
+  query_step_.reset();
   if (failed) return *failed;
   if (started->next) ahead_pending_ = Ahead{*started->next, started->generation, {}, {}};
   Decoder in(reply.payload);

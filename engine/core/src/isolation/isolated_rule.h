@@ -129,6 +129,18 @@ class IsolatedRule : public RuleHandle {
   };
   std::optional<Started> started_;
   std::string InvokeRequest(const Started& started);
+  // Queries about "this step" (tensor_names with a step, step_mode): rules ask them at every
+  // step, so each one seen is answered ahead with the next Invoke (templates, step zeroed).
+  struct StepQuery {
+    std::string args;
+    size_t step_offset = 0;
+    bool ahead = false;  // asked in the set_required_tensors run ahead, else in invoke_at_step
+  };
+  static constexpr size_t kMaxStepQueries = 16;
+  std::vector<StepQuery> step_queries_;
+  std::optional<std::pair<int64_t, bool>> query_step_;  // the step of the call being served
+  void RememberStepQuery(std::string_view query, size_t step_offset, int64_t step);
+  void AppendStepQueryAnswers(const Started& started, Encoder& out);
   std::unordered_map<const char*, uint32_t> name_ids_;  // by the trial's copy of the name
   std::vector<TensorPtr> keep_alive_;  // values the worker may be reading
 };

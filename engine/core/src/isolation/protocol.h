@@ -33,10 +33,12 @@ namespace litmus::isolation {
 enum class MessageType : uint32_t {
   kNone = 0,            // (no message: IsolatedRule::Call only receives)
   // runner -> worker
-  kInit = 1,            // Init
+  kInit = 1,            // plugin, rule, configuration name, trial count, memory limit, generation,
+                        // log level, parameters
   kRequiredTensors = 2, // CallHeader, then the step
   kInvoke = 3,          // CallHeader, then the step, the table of required tensors (see isolated_rule.cc),
-                        // and whether to run set_required_tensors of a later step (u8, i64)
+                        // whether to run set_required_tensors of a later step (u8, i64), and
+                        // answers to queries sent ahead (count, then (query, kQueryReply payload))
   kPoll = 4,            // CallHeader, then the last step
   kDestroy = 5,         // empty
   kQueryReply = 6,      // QueryResult header, then the function's output

@@ -52,6 +52,7 @@ int Serve(Channel& channel) {
   const uint32_t trial_count = in.Get<uint32_t>();
   const uint64_t memory_limit = in.Get<uint64_t>();
   const uint64_t generation = in.Get<uint64_t>();
+  const int32_t log_level = in.Get<int32_t>();
   std::map<std::string, std::string> params;
   const uint64_t param_count = in.Get<uint64_t>();
   for (uint64_t i = 0; i < param_count && !in.failed(); ++i) {
@@ -82,6 +83,7 @@ int Serve(Channel& channel) {
     return 2;
   }
   WorkerConnection connection(&channel, std::move(arena).value(), trial_count);
+  connection.log_level = log_level;
   g_connection = &connection;
   SetPluginHostApi(WorkerHostApi(&connection));
   connection.BeginRequest(generation);
@@ -129,7 +131,7 @@ int Serve(Channel& channel) {
         if (!connection.ReadLocalTensors(req)) return 3;
         const bool ahead = req.Get<uint8_t>() != 0;
         const int64_t ahead_step = req.Get<int64_t>();
-        if (req.failed()) return 3;
+        if (!connection.ReadAnswersAhead(req) || req.failed()) return 3;
         PutResult(out, instance->Invoke(step));
         if (channel.Send(MessageType::kReply, out.bytes()) != Channel::Failure::kNone) return 0;
         if (!ahead) continue;

@@ -85,6 +85,7 @@ void HostSetError(litmus_ctx_t* ctx, const char* message, size_t size) noexcept 
 
 void HostLog(litmus_ctx_t* ctx, int32_t level, const char* message, size_t size) noexcept {
   if (ctx == nullptr || (message == nullptr && size > 0)) return;
+  if (level < g_connection->log_level && level <= LITMUS_LOG_ERROR) return;
   try {
     Encoder e;
     e.Put<int32_t>(level).PutBytes(message, size);
@@ -428,6 +429,14 @@ constexpr litmus_host_api_t kWorkerHostApi = {
 
 }  // namespace
 
+bool DecodeAnswer(Decoder& in, QueryAnswer* answer) {
+  answer->status = in.Get<int32_t>();
+  answer->has_error = in.Get<uint8_t>() != 0;
+  answer->error = in.GetString();
+  answer->payload = std::string(in.GetBytes());
+  return !in.failed();
+}
+
 void PutStr(Encoder& out, litmus_str_t s) {
   out.Put<uint8_t>(s.data == nullptr ? 1 : 0);
   if (s.data == nullptr) {
@@ -447,7 +456,7 @@ WorkerConnection::WorkerConnection(Channel* channel, std::unique_ptr<ReadOnlyMap
     : saved_names(trial_count), channel_(channel), arena_(std::move(arena)), trial_count_(trial_count) {}
 
 void WorkerConnection::BeginRequest(uint64_t generation) {
-  if (generation_ != generation) cache_.clear();
+  if (generation_ != generation || cache_.size() > kMaxCachedAnswers) cache_.clear();
   generation_ = generation;
   call_answers_.clear();
   local_.clear();
@@ -514,6 +523,18 @@ const LocalTensor* WorkerConnection::FindLocal(uint32_t trial, std::string_view 
   return nullptr;
 }
 
+bool WorkerConnection::ReadAnswersAhead(Decoder& in) {
+  const uint64_t count = in.Get<uint64_t>();
+  for (uint64_t i = 0; i < count && !in.failed(); ++i) {
+    const std::string_view args = in.GetBytes();
+    Decoder answer_in(in.GetBytes());
+    QueryAnswer answer;
+    if (!DecodeAnswer(answer_in, &answer)) return false;
+    if (cache_.find(args) == cache_.end()) cache_.emplace(std::string(args), std::move(answer));
+  }
+  return !in.failed();
+}
+
 const QueryAnswer& WorkerConnection::Query(HostFunction function, const std::string& args, bool cacheable) {
   if (cacheable) {
     if (const auto it = cache_.find(args); it != cache_.end()) return it->second;
@@ -525,11 +546,7 @@ const QueryAnswer& WorkerConnection::Query(HostFunction function, const std::str
   }
   QueryAnswer answer;
   Decoder in(reply_.payload);
-  answer.status = in.Get<int32_t>();
-  answer.has_error = in.Get<uint8_t>() != 0;
-  answer.error = in.GetString();
-  answer.payload = std::string(in.GetBytes());
-  if (in.failed()) _exit(kExitLostRunner);
+  if (!DecodeAnswer(in, &answer)) _exit(kExitLostRunner);
   (void)function;
   if (cacheable) return cache_.emplace(args, std::move(answer)).first->second;
   return call_answers_.emplace_back(std::move(answer));

@@ -68,6 +68,8 @@ class WorkerConnection {
   void BeginRequest(uint64_t generation);
   // Reads the kInvoke table (after the step) from `in`; false on a malformed table.
   bool ReadLocalTensors(Decoder& in);
+  // Reads the answers the runner sent ahead with a kInvoke (query args, answer) into the cache.
+  bool ReadAnswersAhead(Decoder& in);
 
   // Sends a query and waits for its answer; exits the process if the runner is gone (nothing
   // else is left to do: the runner has ended the rule). `cacheable` answers are kept until the
@@ -90,6 +92,8 @@ class WorkerConnection {
   using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
   std::vector<StringSet> saved_names;
 
+  // Log lines below this LITMUS_LOG_* level are dropped here (the runner would drop them).
+  int32_t log_level = 0;
   // Set when an allocation failed in the worker (new_handler, or a host function's bad_alloc).
   bool out_of_memory = false;
 
@@ -99,6 +103,7 @@ class WorkerConnection {
   uint32_t trial_count_;
   std::optional<uint64_t> generation_;
   std::map<std::string, QueryAnswer, std::less<>> cache_;  // key: function id + args
+  static constexpr size_t kMaxCachedAnswers = 4096;  // (queries about one step pile up)
   std::deque<QueryAnswer> call_answers_;
   std::deque<std::string> names_;  // by id
   std::vector<LocalTensor> local_;
@@ -111,6 +116,9 @@ class WorkerConnection {
 
 // The worker's host table; `connection` serves every call (set once, before any plugin loads).
 const litmus_host_api_t* WorkerHostApi(WorkerConnection* connection);
+
+// A kQueryReply payload: status, has_error, error, the function's output.
+bool DecodeAnswer(Decoder& in, QueryAnswer* answer);
 
 // Encodes a plugin's string with its NULL-ness (a NULL pointer with a size is the plugin's error,
 // which the runner's host function reports).
