@@ -91,6 +91,7 @@ class Encoder {
     return PutBytes(values.data(), values.size() * sizeof(T));
   }
   const std::string& bytes() const { return buffer_; }
+  void Reserve(size_t size) { buffer_.reserve(size); }
   // Drops what was appended after the first `size` bytes.
   void Truncate(size_t size) { buffer_.resize(std::min(size, buffer_.size())); }
   std::string Take() { return std::move(buffer_); }

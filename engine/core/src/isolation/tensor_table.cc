@@ -15,6 +15,7 @@ TensorTable::Entry TensorTable::Build(const Trial& trial, std::string_view name,
     return entry;
   }
   Encoder out;
+  out.Reserve(256);
   out.Put<int64_t>(step).Put<uint64_t>(offset).Put<uint64_t>(tensor.bytes().size());
   out.Put<int32_t>(static_cast<int32_t>(tensor.dtype())).PutVector(tensor.shape());
   out.Put<int64_t>(tensor.num_elements());
@@ -27,12 +28,11 @@ TensorTable::Entry TensorTable::Build(const Trial& trial, std::string_view name,
   // keys), unless a stored reduction could take precedence (Trial::Reduction prefers those).
   uint32_t mask = 0;
   double memos[18];
-  for (uint32_t key = 0; key < 18; ++key) {
-    if (const std::optional<double> memo = tensor.Memo(key)) {
-      mask |= uint32_t{1} << key;
-      memos[key] = *memo;
-    }
-  }
+  tensor.ForEachMemo([&](uint32_t key, double value) {
+    if (key >= 18) return;
+    mask |= uint32_t{1} << key;
+    memos[key] = value;
+  });
   if (mask != 0 && trial.HasStoredReductions(name, step)) mask = 0;
   out.Put<uint32_t>(mask);
   for (uint32_t key = 0; key < 18; ++key) {

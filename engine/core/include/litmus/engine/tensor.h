@@ -68,6 +68,15 @@ class Tensor {
   // it. Thread-safe; the tensor itself stays immutable.
   std::optional<double> Memo(uint32_t key) const;
   void SetMemo(uint32_t key, double value) const;
+  // Calls f(key, value) for every memo (what Memo gives for each key), in no particular order.
+  template <class F>
+  void ForEachMemo(F&& f) const {
+    const size_t published = memo_count_.load(std::memory_order_acquire);
+    for (size_t i = 0; i < published; ++i) f(memo_[i].first, memo_[i].second);
+    if (published < memo_.size()) return;
+    std::lock_guard<std::mutex> lock(memo_mu_);
+    for (const auto& [key, value] : memo_overflow_) f(key, value);
+  }
 
  private:
   DType dtype_;
