@@ -15,6 +15,7 @@ packages=(
   libpcre2-dev
   libyaml-cpp-dev
   libcurl4-openssl-dev libssl-dev
+  libpugixml-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3
