@@ -174,6 +174,11 @@ std::optional<int64_t> TrialCatalog::FirstStepAtOrAfter(int64_t step) const {
   return it->first;
 }
 
+std::optional<int64_t> TrialCatalog::LastKnownStep() const {
+  if (global_to_mode_.empty()) return std::nullopt;
+  return global_to_mode_.back().first;
+}
+
 StepState TrialCatalog::StepAvailability(int64_t step, Mode mode) const {
   // has_passed_step (§8.5): A = all known steps of the mode, i = first index with A[i] >= step.
   // Looked up in the sorted maps directly: this runs for every value read, so it must not be

@@ -160,7 +160,8 @@ struct JobRunner::Impl {
       if (trial.collections_ready() && static_cast<int64_t>(trial.workers().size()) >= trial.num_workers()) {
         return OkStatus();
       }
-      if (trial.end_marker_seen()) {
+      // (The end marker alone is not enough: a worker's collections file may still be on its way.)
+      if (trial.loaded_all_steps()) {
         return FailedPreconditionError(
             "No debugging data was saved by the training job. Check that the debugger hook was configured correctly "
             "before starting the training job. Exception: Training job has ended. All the collection files could not "
@@ -520,6 +521,17 @@ struct JobRunner::Impl {
         }
         if (std::binary_search(readable.begin(), readable.end(), ReadKey{req.trial, req.name, s})) continue;
         auto value = trial.Value(req.name, s);
+        // A record the index names that its event file does not hold yet (an upload on its way):
+        // wait for it, as for the step; the trial turns it into DataLoss after its retry budget.
+        while (!value.ok() && GetTrialError(value.status()) == TrialError::kStepNotYetAvailable) {
+          if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kSkipped;
+          JoinPrefetch();
+          if (Status st = RefreshTrial(trial); !st.ok()) {
+            *message = st.message();
+            return StepOutcome::kClientError;
+          }
+          value = trial.Value(req.name, s);
+        }
         if (!value.ok()) {
           const auto error = GetTrialError(value.status());
           if (error == TrialError::kNoMoreData) return StepOutcome::kNoMoreData;
