@@ -22,6 +22,8 @@ packages=(
   # S3 test server (scripts/s3-test-server.sh: Ceph RADOS Gateway for tests/s3 and bench/)
   radosgw ceph-mon ceph-osd ceph-common uuid-runtime curl
   python3-botocore  # tests/actions/fake_aws_endpoint.py checks SigV4 signatures with it
+  # docs: the SDK API reference (docs/sdk, target litmus_sdk_docs, test sdk.docs)
+  doxygen
 )
 
 SUDO=""

@@ -19,6 +19,7 @@
 
 #include "exit_codes.h"
 #include "inspect_command.h"
+#include "new_rule_command.h"
 #include "rules_command.h"
 #include "run_command.h"
 
@@ -47,6 +48,7 @@ int Main(int argc, char** argv) {
   InspectOptions& inspect = AddInspectCommand(app);
   RunOptions& run = AddRunCommand(app);
   RulesOptions& rules = AddRulesCommand(app);
+  NewRuleOptions& new_rule = AddNewRuleCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -67,6 +69,7 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("inspect")) return RunInspect(inspect);
   if (app.got_subcommand("run")) return RunRun(run);
   if (app.got_subcommand("rules")) return RunRules(rules);
+  if (app.got_subcommand("new-rule")) return RunNewRule(new_rule);
   return Fail(kExitBadInput, "no command given (see litmus --help)");
 }
 
