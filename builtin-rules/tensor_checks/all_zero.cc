@@ -1,4 +1,4 @@
-// AllZero: the share of zero elements of every selected tensor at the step (builtin-rules.md §3.8).
+// AllZero: the share of zero elements of every selected tensor at the step (docs/rules/AllZero.md).
 #include "all_zero.h"
 
 #include <span>
@@ -17,7 +17,7 @@ AllZero::AllZero(const litmus::RuleArgs& args)
       threshold_(PercentParam(*this, kThreshold)) {
   CheckRegexes(*this, kTensorRegex.name, selection_.regexes);
   if (selection_.empty()) {
-    // DOC says a selection is mandatory; builtin-rules.md §1.3 decides for "every tensor".
+    // DOC says a selection is mandatory; docs/rules/semantics.md §1.3 decides for "every tensor".
     log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
   }
 }

@@ -1,4 +1,4 @@
-// AllZero (builtin-rules.md §3.8): fires when at least `threshold` percent of a selected tensor's
+// AllZero (docs/rules/AllZero.md): fires when at least `threshold` percent of a selected tensor's
 // elements are zero (default 100: entirely zero). Thread-safety: as every litmus::Rule, one thread
 // at a time.
 #pragma once

@@ -1,5 +1,5 @@
 // ExplodingTensor: NaN / infinity counts of every selected tensor at the step, from the value or,
-// when the training job saved only reductions, from those (builtin-rules.md §3.2).
+// when the training job saved only reductions, from those (docs/rules/ExplodingTensor.md).
 #include "exploding_tensor.h"
 
 #include <cmath>
@@ -73,7 +73,7 @@ ExplodingTensor::Counts ExplodingTensor::CountNonFinite(const litmus::Tensor& te
       }
     }
   }
-  // Neither a value nor any reduction: the step is skipped (builtin-rules.md §1.5).
+  // Neither a value nor any reduction: the step is skipped (docs/rules/semantics.md §1.5).
   if (!any_saved) throw litmus::TensorUnavailableForStep(tensor.name(), step);
   return counts;
 }

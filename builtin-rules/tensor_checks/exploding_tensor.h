@@ -1,4 +1,4 @@
-// ExplodingTensor (builtin-rules.md §3.2): fires when a selected tensor holds a NaN, or with
+// ExplodingTensor (docs/rules/ExplodingTensor.md): fires when a selected tensor holds a NaN, or with
 // only_nan False also an infinity. A tensor saved only as reductions is judged by its saved
 // reduction values. Thread-safety: as every litmus::Rule, one thread at a time.
 #pragma once

@@ -1,5 +1,5 @@
 // TensorVariance: the population variance (ddof 0) of every selected tensor at the step against the
-// optional bounds (builtin-rules.md §3.10). A variance the training job saved as a reduction is
+// optional bounds (docs/rules/TensorVariance.md). A variance the training job saved as a reduction is
 // used as saved.
 #include "tensor_variance.h"
 
@@ -27,7 +27,7 @@ TensorVariance::TensorVariance(const litmus::RuleArgs& args)
     log_warning("neither max_threshold nor min_threshold is set: this rule can never fire");
   }
   if (selection_.empty()) {
-    // DOC says a selection is mandatory; builtin-rules.md §1.3 decides for "every tensor".
+    // DOC says a selection is mandatory; docs/rules/semantics.md §1.3 decides for "every tensor".
     log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
   }
 }

@@ -1,4 +1,4 @@
-// TensorVariance (builtin-rules.md §3.10): fires when the population variance of a selected tensor
+// TensorVariance (docs/rules/TensorVariance.md): fires when the population variance of a selected tensor
 // is above max_threshold or below min_threshold (each optional; with neither the rule cannot fire
 // and says so at start). Thread-safety: as every litmus::Rule, one thread at a time.
 #pragma once

@@ -1,5 +1,5 @@
 // VanishingGradient: mean |g| of every gradient saved at the step against the threshold
-// (builtin-rules.md §3.1).
+// (docs/rules/VanishingGradient.md).
 #include "vanishing_gradient.h"
 
 #include <optional>

@@ -1,4 +1,4 @@
-// VanishingGradient (builtin-rules.md §3.1): fires when the mean absolute value of any gradient
+// VanishingGradient (docs/rules/VanishingGradient.md): fires when the mean absolute value of any gradient
 // (collection `gradients`) is strictly below `threshold`. Thread-safety: as every litmus::Rule, one
 // thread at a time.
 #pragma once

@@ -1,4 +1,5 @@
-// Process exit codes of the `litmus` binary (docs/cli.md) and the one-line failure helper.
+// Process exit codes of the `litmus` binary (docs/run.md, "Exit codes") and the one-line failure
+// helper.
 #pragma once
 
 #include <string_view>

@@ -105,7 +105,7 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
     entry.length = item.length;  // (>= 16: the parser checked; 0 would read as "no raw value")
   }
   for (ShapeEntry& shape : index.shape_payload) {
-    // Kept beside the location, never instead of it (trial-format.md §4.3 [rec]).
+    // Kept beside the location, never instead of it (docs/trial-format.md §4.3 [rec]).
     EntryFor(shape.tensor_name, global_step, file).MutableExtras().shape = std::move(shape.shape);
   }
 }

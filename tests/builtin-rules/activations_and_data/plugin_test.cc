@@ -33,7 +33,7 @@ TEST(ActivationsAndDataPlugin, ListsItsRules) {
   }
 }
 
-// Every key of builtin-rules.md §3.12-3.17 with its type and default.
+// Every key of the rule pages (docs/rules/SaturatedActivation.md ... Confusion.md) with its type and default.
 TEST(ActivationsAndDataPlugin, DescribesEveryParameterWithTypeAndDefault) {
   const std::map<std::string, std::vector<std::vector<std::string>>> expected = {
       {"SaturatedActivation",

@@ -96,7 +96,7 @@ TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
   EXPECT_EQ(missing.status().message(),
             "rule StalledTrainingRule (plugin " + plugin_path_ + "): missing required parameter 'threshold'");
 
-  // "None" and "" mean "not set" (builtin-rules.md §1.2): still missing for a required parameter...
+  // "None" and "" mean "not set" (docs/rules/semantics.md §1.2): still missing for a required parameter...
   for (const std::string unset : {"None", "", "  None "}) {
     auto none_given = RuleInstance::Create(stalled, "Stalled", {trial_.get()}, {{"threshold", unset}}, nullptr);
     ASSERT_FALSE(none_given.ok()) << unset;

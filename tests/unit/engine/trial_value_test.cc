@@ -125,7 +125,7 @@ double ValueAt(const Trial& trial, const std::string& name, int64_t step, Mode m
 }
 
 // tensor.value(step) resolves a global step through the (mode, mode step) maps, first seen
-// winning (trial-format.md §8). The reader shortcuts the usual case (a tensor read at a global
+// winning (docs/trial-format.md §8). The reader shortcuts the usual case (a tensor read at a global
 // step it was saved at, every (mode, mode step) of it at one global step); each value here tells
 // which step's record was read, so a shortcut taken where it does not hold shows.
 TEST(TrialValueTest, StepResolutionFollowsTheModeStepMaps) {

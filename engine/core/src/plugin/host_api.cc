@@ -1,6 +1,6 @@
 // The host table over litmus::Trial. Every function is noexcept with its whole body in a
 // catch-all (an exception must never unwind into plugin code), validates what the plugin passes,
-// and records smdebug's exception text (rule-job-contract.md §5.4) on failure.
+// and records smdebug's exception text (docs/job-contract.md §5.4) on failure.
 // Thread-safety: no global state; see host_api.h.
 #include "plugin/host_api.h"
 
@@ -394,7 +394,7 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       if (members.ok()) {
         intersect(*std::move(members));
       } else if (members.status().code() == StatusCode::kNotFound) {
-        selected.emplace();  // an unknown collection selects nothing (builtin-rules.md §1.3)
+        selected.emplace();  // an unknown collection selects nothing (docs/rules/semantics.md §1.3)
       } else {
         return Fail(ctx, LITMUS_INVALID_ARGUMENT, "tensor_names: " + members.status().message());
       }

@@ -276,8 +276,8 @@ LoadResult InitializePlugin(void* handle, const std::string& path) {
     return {InvalidArgumentError(who + ": no symbol " LITMUS_PLUGIN_ENTRY_NAME " (not a litmus plugin?)"), true,
             nullptr};
   }
-  // Decision: extra exports are refused (architecture.md §2, the rogue gallery), before the
-  // entry runs.
+  // Decision: extra exports are refused (plugin-sdk/VERSIONING.md: exactly one exported symbol),
+  // before the entry runs.
   if (const std::vector<std::string> extra = ExtraExports(path); !extra.empty()) {
     constexpr size_t kShown = 5;
     std::vector<std::string> shown(extra.begin(), extra.begin() + std::min(extra.size(), kShown));

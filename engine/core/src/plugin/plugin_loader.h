@@ -1,5 +1,5 @@
 // PluginRegistry: loads rule plugins (shared objects exporting litmus_plugin_entry_v1) and finds
-// their rules by name (architecture.md §2 "Loader"). Plugins are dlopen'ed once per process with
+// their rules by name (plugin-sdk/VERSIONING.md). Plugins are dlopen'ed once per process with
 // RTLD_NOW | RTLD_LOCAL from an absolute path and never dlclose'd; their metadata is checked and
 // copied at load time. Thread-safety: loading is serialized process-wide; a PluginRegistry is
 // thread-compatible (const methods may run concurrently once loading is done).

@@ -26,7 +26,7 @@ litmus_status_t CallPlugin(litmus_ctx& ctx, Call&& call) noexcept {
   }
 }
 
-// builtin-rules.md §1.2: the literal "None" and the empty string (surrounding ASCII blanks
+// docs/rules/semantics.md §1.2: the literal "None" and the empty string (surrounding ASCII blanks
 // ignored) mean "not set", so the declared default applies (rule.hpp's params::IsUnset agrees).
 bool IsUnsetValue(std::string_view value) {
   const size_t begin = value.find_first_not_of(" \t\r\n\f\v");

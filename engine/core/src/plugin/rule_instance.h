@@ -58,7 +58,7 @@ class RuleInstance {
   bool polls() const { return rule_.on_poll != nullptr; }
   PluginCallResult Poll(int64_t last_step);
   // ABI 1.1: the actions the rule registered with add_action during create, in order, each a JSON
-  // object or list of objects in action_json's form (rule-job-contract.md §8). They belong to
+  // object or list of objects in action_json's form (docs/job-contract.md §8). They belong to
   // this rule only and run, like the job's action_json, when its condition is met.
   const std::vector<std::string>& extra_action_json() const { return ctx_.added_actions; }
 

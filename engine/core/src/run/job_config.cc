@@ -1,5 +1,5 @@
 // BuildJobConfig: merges YAML < environment < command line, key by key, and splits runner keys
-// from rule parameters (rule-job-contract.md §3).
+// from rule parameters (docs/job-contract.md §3).
 #include "run/job_config.h"
 
 #include <yaml-cpp/yaml.h>

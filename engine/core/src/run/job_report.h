@@ -1,5 +1,5 @@
 // JobReporter: everything `litmus run` tells the outside world besides its exit code
-// (rule-job-contract.md §6.4): <output>/events.jsonl (one JSON object per line, flushed as each
+// (docs/job-contract.md §6.4): <output>/events.jsonl (one JSON object per line, flushed as each
 // event happens), <output>/status.json (rewritten on every status change),
 // <output>/rule-reports/<RuleConfigurationName>.json, and the one-line message/failure files.
 // Every file but events.jsonl is written atomically (temp file, then rename). Writing failures

@@ -323,7 +323,7 @@ struct JobRunner::Impl {
     return code;
   }
 
-  // ---- actions (rule-job-contract.md §8, docs/actions.md) ---------------------------------------
+  // ---- actions (docs/job-contract.md §8, docs/actions.md) ---------------------------------------
 
   // Parses the rule's action_json and `extra_action_jsons` (actions the rule registered itself
   // through add_action, same JSON form). InvalidArgument (exit 2) for malformed JSON or an invalid
@@ -483,7 +483,7 @@ struct JobRunner::Impl {
 
   // Whether the first worker's entry of `name` at `step` holds stored reductions but no raw value
   // (a reduction_config without save_raw_tensor). Unlike smdebug's fetch, such a required tensor
-  // does not skip the step: the rule reads its reductions (builtin-rules.md §1.4), and a rule
+  // does not skip the step: the rule reads its reductions (docs/rules/semantics.md §1.4), and a rule
   // that asks for the value gets TensorUnavailableForStep from the read, which skips the step all
   // the same.
   static bool SavedOnlyAsReductions(const Trial& trial, const std::string& name, int64_t step) {

@@ -1,5 +1,5 @@
 // JobRunner: `litmus run` — evaluates one or more rules on a trial that may still be growing,
-// with smdebug's invoke-loop semantics (rule-job-contract.md §5), and reports by exit code and
+// with smdebug's invoke-loop semantics (docs/job-contract.md §5), and reports by exit code and
 // files (§6.4, JobReporter).
 //
 // The loop walks *discovered* global steps (not every integer): for each rule a cursor; the

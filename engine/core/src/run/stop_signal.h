@@ -1,4 +1,4 @@
-// StopSignal: the two ways a rule job is asked to stop (rule-job-contract.md §4, §6.4):
+// StopSignal: the two ways a rule job is asked to stop (docs/job-contract.md §4, §6.4):
 // SIGTERM (and SIGINT) caught by a handler that only sets a flag, and SageMaker's stop-signal
 // file — a file in the trial whose content is a Unix time; the job stops once now > that time +
 // grace, and any read error of an existing file counts as "stop". Sleeping through StopSignal
