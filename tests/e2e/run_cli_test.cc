@@ -225,6 +225,8 @@ TEST(RunCli, StopSignalFile) {
   ASSERT_FALSE(result.timed_out);
   EXPECT_EQ(result.exit_code, 143) << result.err;
   EXPECT_EQ(ReadJson(out.path() / "status.json")["RuleEvaluationStatus"], "Stopped");
+  EXPECT_EQ(testing::ReadWholeFile(out.path() / "message"),
+            "Stopped: stop requested by the stop-signal file stop_signal\n");
 }
 
 // Runs a job that must fail with `code` (2 client error, 3 internal error) and returns its

@@ -22,6 +22,7 @@
 #include "plugin/host_api.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/rule_instance.h"
+#include "run/condition_met_line.h"
 #include "run/job_report.h"
 #include "run/progress_reporter.h"
 #include "run/step_range.h"
@@ -626,11 +627,6 @@ struct JobRunner::Impl {
     }
   }
 
-  static std::string ConditionMetText(const RuleState& r, int64_t step) {
-    return "Evaluation of the rule " + r.config.rule + " at step " + std::to_string(step) +
-           " resulted in the condition being met";
-  }
-
   void EndRule(RuleState& r, RuleStatus status, const std::string& details) {
     if (r.done) return;
     r.done = true;
@@ -648,7 +644,7 @@ struct JobRunner::Impl {
         if (!r.fired_steps.empty()) {
           r.status = RuleStatus::kIssuesFound;
           r.exit_code = kExitConditionMet;
-          r.details = "RuleEvaluationConditionMet: " + ConditionMetText(r, r.fired_steps.front());
+          r.details = "RuleEvaluationConditionMet: " + ConditionMetText(r.config.rule, r.fired_steps.front());
         }
         break;
       case RuleStatus::kInProgress: break;
@@ -694,7 +690,7 @@ struct JobRunner::Impl {
   void Fired(RuleState& r, int64_t step) {
     r.fired_steps.push_back(step);
     const auto mode = base().ModeOfGlobalStep(step);
-    const std::string message = ConditionMetText(r, step);
+    const std::string message = ConditionMetText(r.config.rule, step);
     spdlog::info("{}: {}", r.config.configuration_name, message);
     reporter->Event({.event = "RuleEvaluationConditionMet",
                      .rule = r.config.configuration_name,
@@ -928,34 +924,11 @@ struct JobRunner::Impl {
     return kExitOk;
   }
 
-  // The message line of a job whose rules fired: SageMaker's sentence for the first firing (by
-  // step, then configuration order), the others appended ("; rule Y at step M"), at most ~1 KB.
-  std::string ConditionMetLine() const {
-    std::vector<const RuleState*> fired;
-    for (const auto& r : rules) {
-      if (r->exit_code == kExitConditionMet && !r->fired_steps.empty()) fired.push_back(r.get());
-    }
-    std::stable_sort(fired.begin(), fired.end(),
-                     [](const RuleState* a, const RuleState* b) { return a->fired_steps.front() < b->fired_steps.front(); });
-    if (fired.empty()) return "";
-    std::string line = "RuleEvaluationConditionMet: " + ConditionMetText(*fired.front(), fired.front()->fired_steps.front());
-    constexpr size_t kMaxBytes = 1000;  // the file holds 1024 with the newline
-    for (size_t i = 1; i < fired.size(); ++i) {
-      const std::string more = "; rule " + fired[i]->config.rule + " at step " + std::to_string(fired[i]->fired_steps.front());
-      const std::string rest = "; and " + std::to_string(fired.size() - i) + " more rules";
-      if (line.size() + more.size() + rest.size() > kMaxBytes) {
-        line += rest;
-        break;
-      }
-      line += more;
-    }
-    return line;
-  }
-
   int Finish() {
     int code = kExitOk;
     std::string line;
-    bool stopped = false, fired = false;
+    bool stopped = false;
+    std::vector<RuleFiring> firings;  // the message line names every rule that fired
     int error = 0;
     for (auto& r : rules) {
       if (r->exit_code == kExitInternal || r->exit_code == kExitClientError) {
@@ -965,16 +938,18 @@ struct JobRunner::Impl {
         }
       }
       stopped |= r->exit_code == kExitStopped;
-      fired |= r->exit_code == kExitConditionMet;
+      if (r->exit_code == kExitConditionMet && !r->fired_steps.empty()) {
+        firings.push_back({r->config.rule, r->fired_steps.front()});
+      }
     }
     if (error) {
       code = error;
     } else if (stopped) {
       code = kExitStopped;
       line = "Stopped: " + stop->Reason();
-    } else if (fired) {
+    } else if (!firings.empty()) {
       code = kExitConditionMet;
-      line = ConditionMetLine();
+      line = ConditionMetLine(std::move(firings));
     }
     progress->Clear();
     for (auto& r : rules) WriteReport(*r);
