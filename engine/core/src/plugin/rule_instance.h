@@ -30,11 +30,11 @@ struct PluginCallResult {
 
 class RuleInstance {
  public:
-  // Validates `params` against the rule's schema: unknown keys are appended to *warnings (may be
-  // null) as one line listing them all, each with a hint when a declared key is close to it
-  // (SuggestName): "rule VanishingGradient: unknown parameters 'thresold' (did you mean
-  // threshold?), 'x' (ignored); known: threshold". A missing required one is InvalidArgument
-  // naming the key.
+  // Validates the keys of `params` against the rule's schema (CheckParameterKeys,
+  // parameter_keys.h): an unknown key is InvalidArgument naming it, with a hint when a declared
+  // key is close ("did you mean threshold?"), unless `allow_unknown` or it is a misspelling of
+  // SageMaker's examples; the keys tolerated are appended to *warnings (may be null) as one line
+  // listing them all. A missing required parameter is InvalidArgument naming the key.
   // Applies defaults and calls create. create returning LITMUS_INVALID_CONFIG -> InvalidArgument
   // "rule X (plugin P): <message>"; any other failure -> Internal "rule X (plugin P): create
   // failed: <message>".
@@ -42,7 +42,8 @@ class RuleInstance {
   static StatusOr<std::unique_ptr<RuleInstance>> Create(const LoadedRule& rule, std::string configuration_name,
                                                         std::vector<Trial*> trials,
                                                         const std::map<std::string, std::string>& params,
-                                                        std::vector<std::string>* warnings);
+                                                        std::vector<std::string>* warnings,
+                                                        bool allow_unknown = false);
   ~RuleInstance();  // destroy()
   RuleInstance(const RuleInstance&) = delete;
   RuleInstance& operator=(const RuleInstance&) = delete;

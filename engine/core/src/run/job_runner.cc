@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <tbb/parallel_for_each.h>
 #include <tbb/task_group.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <compare>
@@ -21,8 +22,12 @@
 #include "plugin/host_api.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/rule_instance.h"
+#include "run/condition_met_line.h"
 #include "run/job_report.h"
+#include "run/progress_reporter.h"
+#include "run/step_range.h"
 #include "run/stop_signal.h"
+#include "run/trial_wait.h"
 
 namespace litmus {
 namespace {
@@ -80,6 +85,8 @@ struct JobRunner::Impl {
     std::vector<int64_t> fired_steps;
     int64_t datapoints = 0;
     int64_t last_step = -1;
+    double seconds = 0;                 // in the rule's own calls (the verdict's time)
+    std::vector<std::string> warnings;  // recorded in status.json and the rule report
     // Requirements already declared for a step (set_required_tensors is called once per step).
     std::map<int64_t, std::pair<PluginCallResult, std::vector<TensorRequirement>>> declared;
     // action_json plus the rule's own add_action registrations (ConfigureActions), and their
@@ -90,7 +97,13 @@ struct JobRunner::Impl {
 
   JobConfig config;
   Env* env;
+  // `env` as the trials see it: a local trial folder that does not exist yet opens as empty.
+  std::unique_ptr<PendingFolderEnv> trial_env;
   std::unique_ptr<JobReporter> reporter;
+  std::unique_ptr<ProgressReporter> progress;
+  int64_t steps_evaluated = 0;  // distinct steps the loop evaluated (progress)
+  std::optional<int64_t> last_evaluated_step;
+  std::vector<VerdictRow> verdict;  // filled when the job ends
   PluginRegistry registry;
   std::vector<std::string> trial_paths;          // unique paths, base trial first
   std::vector<std::unique_ptr<Trial>> trials;
@@ -118,7 +131,21 @@ struct JobRunner::Impl {
   uint64_t refreshes = 0;
   std::chrono::steady_clock::time_point last_report_write{};
 
-  Impl(JobConfig c, Env* e) : config(std::move(c)), env(e) {}
+  Impl(JobConfig c, Env* e)
+      : config(std::move(c)), env(e), trial_env(e ? std::make_unique<PendingFolderEnv>(e) : nullptr) {}
+
+  std::chrono::milliseconds ProgressInterval() const {
+    return std::chrono::milliseconds(static_cast<int64_t>(config.progress_interval_s * 1000));
+  }
+
+  // Runs `call` and adds its duration to the rule's time.
+  template <class Call>
+  auto Timed(RuleState& r, Call&& call) {
+    const auto started = std::chrono::steady_clock::now();
+    auto result = call();
+    r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+  }
 
   Trial& base() { return *trials[0]; }
 
@@ -143,7 +170,9 @@ struct JobRunner::Impl {
     }
     TrialOptions options = TrialOptions::FromEnvironment();
     options.cache_bytes = config.prefetch_memory_bytes;
-    auto trial = Trial::Open(env, path, options);
+    // Training may not have created the folder yet: waited for (WaitForCollections), not an error.
+    if (IsMissingLocalFolder(path)) trial_env->AddPendingFolder(path);
+    auto trial = Trial::Open(trial_env.get(), path, options);
     if (!trial.ok()) return trial.status().WithContext("trial " + path);
     trial_paths.push_back(path);
     trials.push_back(std::move(trial).value());
@@ -151,15 +180,16 @@ struct JobRunner::Impl {
   }
 
   // smdebug's create_trial waits for the collections files; the end marker without them is
-  // MissingCollectionFiles. Rules with on_poll are polled meanwhile (a job that never writes
-  // anything must still be able to stall); returns early once every rule has ended.
+  // MissingCollectionFiles. What is waited for is logged at once and then at every progress
+  // interval (a missing folder, an empty one, no collections file yet); a folder that holds
+  // trials but is not one is an error naming them. Rules with on_poll are polled meanwhile (a
+  // job that never writes anything must still be able to stall); returns early once every rule
+  // has ended.
   Status WaitForCollections(Trial& trial) {
-    bool warned = false;
-    auto started = std::chrono::steady_clock::now();
+    WaitNotice notice(ProgressInterval());
     while (true) {
-      if (trial.collections_ready() && static_cast<int64_t>(trial.workers().size()) >= trial.num_workers()) {
-        return OkStatus();
-      }
+      const std::optional<std::string> waiting = TrialWaitState(trial);
+      if (!waiting) return OkStatus();
       // (The end marker alone is not enough: a worker's collections file may still be on its way.)
       if (trial.loaded_all_steps()) {
         return FailedPreconditionError(
@@ -167,10 +197,15 @@ struct JobRunner::Impl {
             "before starting the training job. Exception: Training job has ended. All the collection files could not "
             "be loaded (trial " + trial.root() + ")");
       }
-      if (!warned && std::chrono::steady_clock::now() - started > std::chrono::seconds(20)) {
-        spdlog::warn("waiting for the collections files of trial {} (training has not saved its first step yet?)",
-                     trial.root());
-        warned = true;
+      if (const NestedTrials nested = FindNestedTrials(trial.root()); !nested.names.empty()) {
+        return InvalidArgumentError(NestedTrialsMessage(trial.root(), nested));
+      }
+      if (notice.Due()) {
+        if (const int64_t waited = notice.WaitedSeconds(); waited > 0) {
+          spdlog::warn("{} (waiting for {} s)", *waiting, waited);
+        } else {
+          spdlog::warn("{}", *waiting);
+        }
       }
       if (PollIdleRules() && AllRulesDone()) return OkStatus();
       if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return OkStatus();
@@ -206,7 +241,8 @@ struct JobRunner::Impl {
     for (auto& r : rules) {
       if (r->done || !r->instance->polls()) continue;
       std::string message;
-      switch (Classify(*r, r->instance->Poll(r->last_step), &message)) {
+      const PluginCallResult polled = Timed(*r, [&] { return r->instance->Poll(r->last_step); });
+      switch (Classify(*r, polled, &message)) {
         case StepOutcome::kNotMet:
         case StepOutcome::kSkipped:
           break;
@@ -284,8 +320,12 @@ struct JobRunner::Impl {
       std::vector<Trial*> rule_trials;
       for (uint32_t i : state->trial_indices) rule_trials.push_back(trials[i].get());
       std::vector<std::string> warnings;
-      auto instance = RuleInstance::Create(rule, state->config.configuration_name, rule_trials, params, &warnings);
+      auto instance = Timed(*state, [&] {
+        return RuleInstance::Create(rule, state->config.configuration_name, rule_trials, params, &warnings,
+                                    config.allow_unknown_params);
+      });
       for (const auto& w : warnings) spdlog::warn("{}", w);
+      state->warnings = warnings;
       if (!instance.ok()) {
         if (instance.status().code() == StatusCode::kInvalidArgument) return client_error(instance.status());
         *error_line = "InternalServerError: " + instance.status().message();
@@ -320,7 +360,21 @@ struct JobRunner::Impl {
       reporter->SetRuleStatus(rc.configuration_name, RuleStatus::kError, line, std::nullopt);
     }
     reporter->Finish(code, line);
+    verdict = ErrorVerdict();
     return code;
+  }
+
+  // The verdict of a job that ended before its rules started: every rule of the configuration Error.
+  std::vector<VerdictRow> ErrorVerdict() const {
+    std::vector<VerdictRow> rows;
+    for (RuleJobConfig rc : config.rules) {
+      UseClassName(rc);
+      VerdictRow row;
+      row.rule = rc.configuration_name;
+      row.status = RuleStatusName(RuleStatus::kError);
+      rows.push_back(std::move(row));
+    }
+    return rows;
   }
 
   // ---- actions (docs/job-contract.md §8, docs/actions.md) ---------------------------------------
@@ -377,21 +431,19 @@ struct JobRunner::Impl {
     const std::optional<int64_t> end = r.config.end_step;
     while (!r.done) {
       if (end && r.cursor >= *end) {
-        EndRule(r, RuleStatus::kNoIssuesFound, "end_step " + std::to_string(*end) + " reached");
+        EndRuleAtEndOfRange(r, "end_step " + std::to_string(*end) + " reached");
         return std::nullopt;
       }
       const std::optional<int64_t> next = base().FirstStepAtOrAfter(r.cursor);
       if (!next) {
-        if (base().loaded_all_steps()) {
-          EndRule(r, RuleStatus::kNoIssuesFound, "no more data: training has ended");
-        }
+        if (base().loaded_all_steps()) EndRuleAtEndOfRange(r, "no more data: training has ended");
         return std::nullopt;
       }
       const int64_t step = *next;
       if (end && step >= *end) {
         // A later step exists past end_step: nothing below end_step will come.
         if (base().IsStepComplete(step) || base().loaded_all_steps()) {
-          EndRule(r, RuleStatus::kNoIssuesFound, "end_step " + std::to_string(*end) + " reached");
+          EndRuleAtEndOfRange(r, "end_step " + std::to_string(*end) + " reached");
         }
         return std::nullopt;
       }
@@ -410,11 +462,26 @@ struct JobRunner::Impl {
     return std::nullopt;
   }
 
+  // A rule whose steps are exhausted ends NoIssuesFound with `details`, unless its step range
+  // selected no saved step of the trial at all: then it says so (a warning, and StatusDetails).
+  void EndRuleAtEndOfRange(RuleState& r, std::string details) {
+    if (r.datapoints == 0 && r.fired_steps.empty() && r.last_step < 0) {
+      if (auto note = EmptyStepRangeNote(base().Steps(Mode::kGlobal, /*include_incomplete=*/true),
+                                         r.config.start_step, r.config.end_step)) {
+        spdlog::warn("rule {}: {}", r.config.configuration_name, *note);
+        r.warnings.push_back(*note);
+        reporter->SetRuleWarnings(r.config.configuration_name, r.warnings);
+        details = *note;
+      }
+    }
+    EndRule(r, RuleStatus::kNoIssuesFound, details);
+  }
+
   const std::pair<PluginCallResult, std::vector<TensorRequirement>>& Declare(RuleState& r, int64_t step) {
     auto it = r.declared.find(step);
     if (it == r.declared.end()) {
       std::vector<TensorRequirement> reqs;
-      PluginCallResult result = r.instance->RequiredTensors(step, &reqs);
+      PluginCallResult result = Timed(r, [&] { return r.instance->RequiredTensors(step, &reqs); });
       // Translate the rule's trial numbers to job-wide trial indices.
       for (auto& req : reqs) req.trial = req.trial < r.trial_indices.size() ? r.trial_indices[req.trial] : UINT32_MAX;
       it = r.declared.emplace(step, std::make_pair(std::move(result), std::move(reqs))).first;
@@ -572,11 +639,6 @@ struct JobRunner::Impl {
     }
   }
 
-  static std::string ConditionMetText(const RuleState& r, int64_t step) {
-    return "Evaluation of the rule " + r.config.rule + " at step " + std::to_string(step) +
-           " resulted in the condition being met";
-  }
-
   void EndRule(RuleState& r, RuleStatus status, const std::string& details) {
     if (r.done) return;
     r.done = true;
@@ -594,12 +656,14 @@ struct JobRunner::Impl {
         if (!r.fired_steps.empty()) {
           r.status = RuleStatus::kIssuesFound;
           r.exit_code = kExitConditionMet;
-          r.details = "RuleEvaluationConditionMet: " + ConditionMetText(r, r.fired_steps.front());
+          r.details = "RuleEvaluationConditionMet: " + ConditionMetText(r.config.rule, r.fired_steps.front());
         }
         break;
       case RuleStatus::kInProgress: break;
     }
     spdlog::info("Ended execution of rule {} at end_step {}", r.config.rule, r.cursor);
+    reporter->SetRuleProgress(r.config.configuration_name, r.datapoints,
+                              r.last_step >= 0 ? std::optional<int64_t>(r.last_step) : std::nullopt);
     // The step a status refers to: the first firing, else the last step evaluated.
     std::optional<int64_t> status_step;
     if (!r.fired_steps.empty()) {
@@ -623,6 +687,7 @@ struct JobRunner::Impl {
     RuleReportData data;
     data.rule_triggered = static_cast<int64_t>(r.fired_steps.size());
     data.datapoints = r.datapoints;
+    data.warnings = r.warnings;
     if (r.instance) {
       data.violations = r.instance->report().violations;
       data.details_json = r.instance->report().details_json;
@@ -637,7 +702,7 @@ struct JobRunner::Impl {
   void Fired(RuleState& r, int64_t step) {
     r.fired_steps.push_back(step);
     const auto mode = base().ModeOfGlobalStep(step);
-    const std::string message = ConditionMetText(r, step);
+    const std::string message = ConditionMetText(r.config.rule, step);
     spdlog::info("{}: {}", r.config.configuration_name, message);
     reporter->Event({.event = "RuleEvaluationConditionMet",
                      .rule = r.config.configuration_name,
@@ -751,7 +816,7 @@ struct JobRunner::Impl {
     std::vector<std::pair<StepOutcome, std::string>> outcomes(to_invoke.size());
     const auto invoke = [&](size_t i) {
       std::string message;
-      const PluginCallResult result = to_invoke[i]->instance->Invoke(step);
+      const PluginCallResult result = Timed(*to_invoke[i], [&] { return to_invoke[i]->instance->Invoke(step); });
       outcomes[i].first = Classify(*to_invoke[i], result, &message);
       outcomes[i].second = std::move(message);
     };
@@ -810,13 +875,19 @@ struct JobRunner::Impl {
     return std::nullopt;
   }
 
+  // Rule reports and the progress in status.json, at most once per poll interval (unless `force`).
   void MaybeWriteReports(bool force) {
     const auto now = std::chrono::steady_clock::now();
     if (!force && now - last_report_write < std::chrono::milliseconds(config.poll_interval_ms)) return;
     last_report_write = now;
     for (auto& r : rules) {
-      if (!r->done) WriteReport(*r);
+      if (r->done) continue;
+      WriteReport(*r);
+      reporter->SetRuleProgress(r->config.configuration_name, r->datapoints,
+                                r->last_step >= 0 ? std::optional<int64_t>(r->last_step) : std::nullopt);
     }
+    reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
+    reporter->WriteStatus();
   }
 
   int Loop() {
@@ -824,7 +895,7 @@ struct JobRunner::Impl {
       if (stop->ShouldStop()) {
         JoinPrefetch();
         for (auto& r : rules) {
-          if (!r->done) EndRule(*r, RuleStatus::kStopped, stop->Reason());
+          if (!r->done) EndRule(*r, RuleStatus::kStopped, "Stopped: " + stop->Reason());
         }
         return kExitStopped;
       }
@@ -838,11 +909,15 @@ struct JobRunner::Impl {
       if (!any_active) break;
       if (!ready.empty()) {
         EvaluateStep(ready.begin()->first, ready.begin()->second);
+        ++steps_evaluated;
+        last_evaluated_step = ready.begin()->first;
+        progress->StepEvaluated(steps_evaluated, ready.begin()->first);
         MaybeWriteReports(false);
         continue;
       }
       // Nothing to evaluate: time-based rules get their on_poll, then wait and look for new files.
       if (PollIdleRules()) continue;
+      progress->Waiting();
       MaybeWriteReports(false);
       if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) continue;
       JoinPrefetch();
@@ -864,7 +939,8 @@ struct JobRunner::Impl {
   int Finish() {
     int code = kExitOk;
     std::string line;
-    bool stopped = false, fired = false;
+    bool stopped = false;
+    std::vector<RuleFiring> firings;  // the message line names every rule that fired
     int error = 0;
     for (auto& r : rules) {
       if (r->exit_code == kExitInternal || r->exit_code == kExitClientError) {
@@ -874,24 +950,32 @@ struct JobRunner::Impl {
         }
       }
       stopped |= r->exit_code == kExitStopped;
-      if (r->exit_code == kExitConditionMet && !fired) {
-        fired = true;
-        if (!error) {
-          line = "RuleEvaluationConditionMet: " + ConditionMetText(*r, r->fired_steps.front());
-        }
+      if (r->exit_code == kExitConditionMet && !r->fired_steps.empty()) {
+        firings.push_back({r->config.rule, r->fired_steps.front()});
       }
     }
     if (error) {
       code = error;
     } else if (stopped) {
       code = kExitStopped;
-      line = "";
-    } else if (fired) {
+      line = "Stopped: " + stop->Reason();
+    } else if (!firings.empty()) {
       code = kExitConditionMet;
+      line = ConditionMetLine(std::move(firings));
     }
+    progress->Clear();
     for (auto& r : rules) WriteReport(*r);
+    reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
     reporter->Finish(code, line);
     if (code == kExitClientError || code == kExitInternal) spdlog::error("{}", line);
+    for (auto& r : rules) {
+      verdict.push_back({.rule = r->config.configuration_name,
+                         .status = std::string(RuleStatusName(r->status)),
+                         .first_firing = r->fired_steps.empty() ? std::nullopt : std::optional(r->fired_steps.front()),
+                         .firings = static_cast<int64_t>(r->fired_steps.size()),
+                         .datapoints = r->datapoints,
+                         .seconds = r->seconds});
+    }
     return code;
   }
 };
@@ -901,13 +985,17 @@ JobRunner::~JobRunner() = default;
 
 int JobRunner::Run() {
   Impl& s = *impl_;
-  auto reporter = JobReporter::Create({s.config.output_dir, s.config.message_file, s.config.failure_file});
+  auto reporter = JobReporter::Create(
+      {s.config.output_dir, s.config.message_file, s.config.failure_file, s.config.temp_dir});
   if (!reporter.ok()) {
     spdlog::error("{}", reporter.status().message());
+    s.verdict = s.ErrorVerdict();
     return kExitClientError;
   }
   s.reporter = std::move(reporter).value();
+  s.reporter->SetJobWarnings(s.config.warnings);
   s.stop = std::make_unique<StopSignal>(s.env, s.config.trial, s.config.stop_signal_file, s.config.stop_grace_s);
+  s.progress = std::make_unique<ProgressReporter>(isatty(STDERR_FILENO) == 1, s.ProgressInterval());
 
   std::string error_line;
   const int setup = s.Setup(&error_line);
@@ -915,7 +1003,10 @@ int JobRunner::Run() {
     spdlog::error("{}", error_line);
     return s.FailBeforeStart(setup, error_line);
   }
-  for (auto& r : s.rules) s.reporter->AddRule(r->config.configuration_name, r->config.rule);
+  for (auto& r : s.rules) {
+    s.reporter->AddRule(r->config.configuration_name, r->config.rule);
+    s.reporter->SetRuleWarnings(r->config.configuration_name, r->warnings);
+  }
   for (auto& r : s.rules) {
     spdlog::info("Started execution of rule {} at step {}", r->config.rule, r->cursor);
     s.reporter->Event({.event = "RuleStarted",
@@ -934,16 +1025,22 @@ int JobRunner::Run() {
   return loop == kExitStopped && code != kExitInternal && code != kExitClientError ? kExitStopped : code;
 }
 
-int JobRunner::ReportConfigurationError(JobConfig config, const std::string& message) {
+const std::vector<VerdictRow>& JobRunner::Verdict() const { return impl_->verdict; }
+
+int JobRunner::ReportConfigurationError(JobConfig config, const std::string& message,
+                                        std::vector<VerdictRow>* verdict) {
   Impl s(std::move(config), nullptr);
-  auto reporter = JobReporter::Create({s.config.output_dir, s.config.message_file, s.config.failure_file});
+  // Best effort: the plugins only serve to show rules by their class names.
+  if (Status loaded = s.LoadAllPlugins(); !loaded.ok()) spdlog::debug("{}", loaded.message());
+  if (verdict != nullptr) *verdict = s.ErrorVerdict();
+  auto reporter = JobReporter::Create(
+      {s.config.output_dir, s.config.message_file, s.config.failure_file, s.config.temp_dir});
   if (!reporter.ok()) {
     spdlog::warn("{} (status.json and the failure file are not written)", reporter.status().message());
     return kExitClientError;
   }
   s.reporter = std::move(reporter).value();
-  // Best effort: the plugins only serve to show rules by their class names.
-  if (Status loaded = s.LoadAllPlugins(); !loaded.ok()) spdlog::debug("{}", loaded.message());
+  s.reporter->SetJobWarnings(s.config.warnings);
   return s.FailBeforeStart(kExitClientError, "ClientError: " + message);
 }
 

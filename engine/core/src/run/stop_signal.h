@@ -28,7 +28,8 @@ class StopSignal {
   bool ShouldStop();
   // Sleeps up to `duration`, returning early (true) when a stop is requested.
   bool SleepFor(std::chrono::milliseconds duration);
-  // Why the job stopped, for the message file.
+  // Why the job stopped, for the message file and StatusDetails ("SIGTERM received", "stop
+  // requested by the stop-signal file F").
   std::string Reason() const;
 
  private:
