@@ -18,11 +18,9 @@ mkdir -p "$out"
 "$build_dir"/engine/cli/litmus inspect --no-values "$out/trial" > "$out/inspect.txt"
 head -n 8 "$out/inspect.txt"
 set +e
-SMDEBUG_TRAINING_END_DELAY_REFRESH=0 "$build_dir"/engine/cli/litmus run --trial "$out/trial" \
-  --rule ExplodingTensor --output-dir "$out/rule-output" \
-  --message-file "$out/message" --failure-file "$out/failure"
+"$build_dir"/engine/cli/litmus run --trial "$out/trial" --rule ExplodingTensor --output-dir "$out/rule-output"
 code=$?
 set -e
 echo "litmus run exit code: $code ($( [ $code = 1 ] && echo "IssuesFound: the rule fired" || echo "see $out/rule-output/status.json"))"
-[ -f "$out/message" ] && cat "$out/message"
+[ -f "$out/rule-output/message" ] && cat "$out/rule-output/message"
 [ "$code" -le 1 ]
