@@ -1,6 +1,7 @@
 // `litmus rules`: loads plugins like `litmus run` and prints their metadata, as tables or (--json)
 // as one JSON document. Defaults are shown by what they mean to the rule (the SDK's parameter
-// parsing, rule.hpp): "" and "None" are "not set", a list default is its comma-separated items.
+// parsing, rule.hpp): "" and "None" are "not set" (None / null; "(empty list)" / [] for a list),
+// a list default is its comma-separated items.
 #include "rules_command.h"
 
 #include <CLI/CLI.hpp>
@@ -74,7 +75,8 @@ std::string DefaultText(const LoadedRule::Param& p) {
     for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
     return text;
   }
-  if (IsUnset(p.default_value)) return "(not set)";
+  // "None" as SageMaker's RuleParameters spell "not set" (and as parameter docs say "None: ...").
+  if (IsUnset(p.default_value)) return "None";
   return std::string(Trim(p.default_value));
 }
 

@@ -72,7 +72,7 @@ std::string DefaultAsText(const Json& param) {
     for (const auto& item : d) text += (text.empty() ? "" : ", ") + item.get<std::string>();
     return text;
   }
-  if (d.is_null()) return "(not set)";
+  if (d.is_null()) return "None";
   if (d.is_string()) return d.get<std::string>();
   if (d.is_boolean()) return d.get<bool>() ? "True" : "False";
   return d.dump();
