@@ -120,11 +120,21 @@ int RunInspect(const InspectOptions& options) {
     if (!written.ok()) return Fail(kExitBadInput, written.message());
     return kExitOk;
   }
-  if (!options.no_values) {
-    Status verified = VerifyRecords(*selected);
-    if (!verified.ok()) return Fail(kExitBadInput, verified.message());
-  }
   std::cout << BuildTrialSummary(*selected);
+  if (!options.no_values) {
+    // Every damaged record is listed (a trial damaged in one place is often damaged in more).
+    constexpr size_t kListed = 20;
+    const DamageReport damage = FindDamagedRecords(*selected, kListed);
+    if (damage.count > 0) {
+      std::cout.flush();
+      for (const Status& status : damage.listed) Fail(kExitBadInput, status.message());
+      const int64_t unlisted = damage.count - static_cast<int64_t>(damage.listed.size());
+      return Fail(kExitBadInput, std::to_string(damage.count) + " damaged record" + (damage.count == 1 ? "" : "s") +
+                                     " in trial " + options.trial +
+                                     (unlisted > 0 ? " (" + std::to_string(unlisted) + " more not listed)" : "") +
+                                     ": the training job's data is incomplete or corrupt");
+    }
+  }
   return kExitOk;
 }
 

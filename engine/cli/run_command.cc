@@ -86,6 +86,9 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_option("--poll-interval-ms", l.poll_interval_ms, "How often to look for new steps (default 1000)");
   cmd->add_option("--prefetch-memory", l.prefetch_memory, "Memory for decoded tensors, e.g. 512M or 2G (default 256M)");
   cmd->add_option("--config", l.config_file, "YAML file with the trial and several rules (docs/run.md)");
+  cmd->add_flag("--skip-damaged", l.skip_damaged,
+                "Skip a step whose required record is damaged (truncated, missing, corrupt), with a warning "
+                "counted in status.json and the rule report; default: the rule ends in Error (exit 2)");
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "
                 "first firing, as in SageMaker");

@@ -313,24 +313,35 @@ std::string ErrorClassName(const Status& status) {
   return std::string(StatusCodeName(status.code()));
 }
 
-Status VerifyRecords(const SelectedTrial& selected) {
+DamageReport FindDamagedRecords(const SelectedTrial& selected, size_t max_listed) {
   const Trial& trial = selected.trial();
+  DamageReport report;
+  const auto damaged = [&](const Status& status) {
+    ++report.count;
+    if (report.listed.size() < max_listed) report.listed.push_back(status);
+    return report.listed.size() >= max_listed && max_listed == 1;  // VerifyRecords: the first is enough
+  };
   for (const std::string& name : selected.tensor_names()) {
     for (int64_t step : selected.FilterSteps(trial.TensorSteps(name, /*include_incomplete=*/true))) {
       for (const TensorEntry& entry : trial.Entries(name, step)) {
         if (entry.location) {
           auto value = trial.Value(name, step, Mode::kGlobal, entry.worker);
-          if (!value.ok() && !GetTrialError(value.status())) return value.status();
+          if (!value.ok() && !GetTrialError(value.status()) && damaged(value.status())) return report;
         }
         for (const auto& [key, location] : entry.stored_reductions) {
           auto r = trial.Reduction(name, step, key.first, key.second, Mode::kGlobal, entry.worker);
-          if (!r.ok() && IsDamage(r.status())) return r.status();
+          if (!r.ok() && IsDamage(r.status()) && damaged(r.status())) return report;
         }
       }
       trial.Release({{name, step}});
     }
   }
-  return OkStatus();
+  return report;
+}
+
+Status VerifyRecords(const SelectedTrial& selected) {
+  const DamageReport report = FindDamagedRecords(selected, 1);
+  return report.listed.empty() ? OkStatus() : report.listed.front();
 }
 
 Status WriteTrialDocument(const SelectedTrial& selected, const TrialDocumentOptions& options, std::ostream& out) {

@@ -33,6 +33,7 @@ struct RuleReportData {
   std::map<std::string, std::string> details_json;  // key -> JSON text
   std::string rule_parameters;  // "key:value" lines
   std::vector<std::string> warnings;  // configuration warnings of this rule (unknown keys, ...)
+  int64_t damaged_skipped = 0;        // steps skipped for a damaged record (--skip-damaged)
 };
 
 struct EventFields {

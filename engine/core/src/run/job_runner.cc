@@ -87,6 +87,7 @@ struct JobRunner::Impl {
     int64_t last_step = -1;
     double seconds = 0;                 // in the rule's own calls (the verdict's time)
     std::vector<std::string> warnings;  // recorded in status.json and the rule report
+    int64_t damaged_skipped = 0;        // steps skipped for damaged records (--skip-damaged)
     // Requirements already declared for a step (set_required_tensors is called once per step).
     std::map<int64_t, std::pair<PluginCallResult, std::vector<TensorRequirement>>> declared;
     // action_json plus the rule's own add_action registrations (ConfigureActions), and their
@@ -606,12 +607,30 @@ struct JobRunner::Impl {
             continue;
           }
           if (error) return StepOutcome::kSkipped;  // smdebug's fetch raises; invoke_rule moves on
+          // Damaged data (a truncated, missing or corrupt record): an error, never "not saved",
+          // unless the user chose to skip such steps (--skip-damaged), which is then recorded.
+          if (config.skip_damaged && value.status().code() == StatusCode::kDataLoss) {
+            SkippedDamaged(r, s, value.status());
+            return StepOutcome::kSkipped;
+          }
           *message = value.status().message();
-          return StepOutcome::kClientError;  // corrupt trial data
+          return StepOutcome::kClientError;
         }
       }
     }
     return StepOutcome::kNotMet;
+  }
+
+  // --skip-damaged: a step skipped for a damaged record is a warning, counted in the rule's
+  // report and listed (the first few) in status.json.
+  void SkippedDamaged(RuleState& r, int64_t step, const Status& damage) {
+    constexpr size_t kListed = 10;
+    ++r.damaged_skipped;
+    spdlog::warn("rule {}: step {} skipped (--skip-damaged): {}", r.config.configuration_name, step, damage.message());
+    if (r.damaged_skipped <= static_cast<int64_t>(kListed)) {
+      r.warnings.push_back("step " + std::to_string(step) + " skipped (--skip-damaged): " + damage.message());
+      reporter->SetRuleWarnings(r.config.configuration_name, r.warnings);
+    }
   }
 
   StepOutcome Classify(const RuleState& r, const PluginCallResult& result, std::string* message) {
@@ -688,6 +707,7 @@ struct JobRunner::Impl {
     data.rule_triggered = static_cast<int64_t>(r.fired_steps.size());
     data.datapoints = r.datapoints;
     data.warnings = r.warnings;
+    data.damaged_skipped = r.damaged_skipped;
     if (r.instance) {
       data.violations = r.instance->report().violations;
       data.details_json = r.instance->report().details_json;
@@ -988,9 +1008,10 @@ int JobRunner::Run() {
   auto reporter = JobReporter::Create(
       {s.config.output_dir, s.config.message_file, s.config.failure_file, s.config.temp_dir});
   if (!reporter.ok()) {
-    spdlog::error("{}", reporter.status().message());
+    // No verdict can be written (a full disk, a read-only folder): never a green job.
+    spdlog::error("cannot write the job's files: {}", reporter.status().message());
     s.verdict = s.ErrorVerdict();
-    return kExitClientError;
+    return kExitInternal;
   }
   s.reporter = std::move(reporter).value();
   s.reporter->SetJobWarnings(s.config.warnings);

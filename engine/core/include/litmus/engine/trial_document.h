@@ -8,6 +8,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "litmus/engine/trial.h"
 #include "litmus/engine/trial_selection.h"
@@ -40,6 +41,15 @@ StatusOr<std::string> BuildTrialDocument(const Trial& trial, const TrialDocument
 // DataLoss/Unimplemented error, naming the file and offset. Each record's decoded value is
 // released from the trial's cache after the check, so memory stays bounded.
 Status VerifyRecords(const SelectedTrial& selected);
+// Reads every selected record like VerifyRecords, but goes on past damage: how many records are
+// damaged (DataLoss: truncated or missing event file, index past its end, a bad CRC, a malformed
+// record; Unimplemented: an undecodable dtype), and the first `max_listed` errors, each naming
+// file, offset, tensor, step and worker.
+struct DamageReport {
+  int64_t count = 0;
+  std::vector<Status> listed;
+};
+DamageReport FindDamagedRecords(const SelectedTrial& selected, size_t max_listed);
 inline Status VerifyAllRecords(const Trial& trial) { return VerifyRecords(SelectedTrial::All(trial)); }
 
 // The name litmus gives a read failure in documents and messages: the TrialError name
