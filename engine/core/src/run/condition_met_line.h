@@ -1,4 +1,4 @@
-// The words of a firing, as SageMaker writes them (rule-job-contract.md §6): the event's message
+// The words of a firing, as SageMaker writes them (docs/job-contract.md §6): the event's message
 // "Evaluation of the rule X at step N resulted in the condition being met", and the one line of
 // the message and failure files of a job whose rules fired, which names every one of them.
 // Pure functions; thread-safe.

@@ -556,10 +556,10 @@ struct JobRunner::Impl {
   }
 
   // Whether the first worker's entry of `name` at `step` holds stored reductions but no raw value
-  // (a reduction_config without save_raw_tensor). Unlike smdebug's fetch, such a required tensor
-  // does not skip the step: the rule reads its reductions (docs/rules/semantics.md §1.4), and a rule
-  // that asks for the value gets TensorUnavailableForStep from the read, which skips the step all
-  // the same.
+  // (a reduction_config without save_raw_tensor). smdebug's fetch reads every required value, so
+  // such a step is skipped (TensorUnavailableForStep), unless the rule required the tensor with
+  // LITMUS_REQUIRE_REDUCTIONS_ONLY (ABI 1.2): then it reads the stored reductions
+  // (docs/compatibility.md).
   static bool SavedOnlyAsReductions(const Trial& trial, const std::string& name, int64_t step) {
     const std::vector<TensorEntry> entries = trial.Entries(name, step);
     return !entries.empty() && !entries.front().location && !entries.front().stored_reductions.empty();
@@ -609,7 +609,8 @@ struct JobRunner::Impl {
         if (!value.ok()) {
           const auto error = GetTrialError(value.status());
           if (error == TrialError::kNoMoreData) return StepOutcome::kNoMoreData;
-          if (error == TrialError::kTensorUnavailableForStep && SavedOnlyAsReductions(trial, std::string(req.name), s)) {
+          if (error == TrialError::kTensorUnavailableForStep && req.reductions_only &&
+              SavedOnlyAsReductions(trial, std::string(req.name), s)) {
             continue;
           }
           if (error) return StepOutcome::kSkipped;  // smdebug's fetch raises; invoke_rule moves on
