@@ -29,25 +29,42 @@ namespace fs = std::filesystem;
 constexpr int kSteps = 150;
 const std::set<int> kBig = {5, 17, 40, 77, 101, 149};  // steps where gradient/w has mean |x| 100
 
-// Writes kSteps TRAIN steps (gradient/w: mean |x| 100 at kBig, 0.01 elsewhere), pausing between
-// steps, then the end marker (without the marker when `end` is false).
-void WriteTrial(const std::string& dir, std::chrono::milliseconds pause, bool end = true) {
-  writer::WriterOptions options;
-  options.overwrite_existing = true;
-  options.save_config = writer::SaveConfig::Every(1);
-  if (!end) options.end_marker = writer::EndMarkerPolicy::kNever;
-  auto w = writer::Writer::Open(dir, options);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
-  ASSERT_TRUE((*w)->SetMode(Mode::kTrain).ok());
-  for (int step = 0; step < kSteps; ++step) {
-    ASSERT_TRUE((*w)->BeginStep().ok());
-    const std::vector<float> values(8, kBig.count(step) ? 100.0f : 0.01f);
-    ASSERT_TRUE((*w)->SaveTensor("gradient/w", values, {8}).ok());
-    ASSERT_TRUE((*w)->EndStep().ok());
-    std::this_thread::sleep_for(pause);
+// A trial of TRAIN steps where gradient/w has mean |x| 100 at kBig and 0.01 elsewhere, written
+// a few steps at a time (Write) so that it grows while the job runs; Finish adds the end marker.
+class GrowingTrial {
+ public:
+  explicit GrowingTrial(const std::string& dir, bool end_marker = true) {
+    writer::WriterOptions options;
+    options.overwrite_existing = true;
+    options.save_config = writer::SaveConfig::Every(1);
+    if (!end_marker) options.end_marker = writer::EndMarkerPolicy::kNever;
+    auto w = writer::Writer::Open(dir, options);
+    EXPECT_TRUE(w.ok()) << w.status().ToString();
+    if (w.ok()) writer_ = std::move(w).value();
+    if (writer_) {
+      EXPECT_TRUE(writer_->SetMode(Mode::kTrain).ok());
+    }
   }
-  ASSERT_TRUE((*w)->Close().ok());
-}
+  // Writes steps up to (not including) `until`.
+  void Write(int until) {
+    for (; writer_ && next_ < std::min(until, kSteps); ++next_) {
+      ASSERT_TRUE(writer_->BeginStep().ok());
+      const std::vector<float> values(8, kBig.count(next_) ? 100.0f : 0.01f);
+      ASSERT_TRUE(writer_->SaveTensor("gradient/w", values, {8}).ok());
+      ASSERT_TRUE(writer_->EndStep().ok());
+    }
+  }
+  void Finish() {
+    Write(kSteps);
+    if (writer_) {
+      ASSERT_TRUE(writer_->Close().ok());
+    }
+  }
+
+ private:
+  std::unique_ptr<writer::Writer> writer_;
+  int next_ = 0;
+};
 
 // Two rules: CustomGradientRule (fires at kBig) and FiresEveryNth, which keeps state (fires at
 // every 7th step it evaluates), so a resume must replay its steps to fire where it should.
@@ -71,7 +88,10 @@ const std::vector<std::pair<std::string, std::string>> kEnv = {{"SMDEBUG_TRAININ
 std::vector<Json> Events(const fs::path& out) {
   std::vector<Json> events;
   std::ifstream in(out / "events.jsonl");
-  for (std::string line; std::getline(in, line);) events.push_back(Json::parse(line));
+  for (std::string line; std::getline(in, line);) {
+    Json event = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!event.is_discarded()) events.push_back(std::move(event));  // (a line being written)
+  }
   return events;
 }
 
@@ -107,25 +127,31 @@ TEST(RunResume, KilledAtRandomMomentsAndRestartedReportsEachFiringOnce) {
   testing::TempDir trial, out, reference, config_dir;
   config_dir.WriteFile("job.yaml", JobYaml(trial.str()));
   const fs::path config = config_dir.path() / "job.yaml";
-  std::thread writer(WriteTrial, trial.str(), std::chrono::milliseconds(15), true);
+  GrowingTrial growing(trial.str());
 
   const unsigned seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 random(seed);
-  std::uniform_int_distribution<int> delay_ms(20, 300);
-  int killed = 0;
+  std::uniform_int_distribution<int> delay_ms(0, 250);
   for (int i = 0; i < 20; ++i) {
+    growing.Write((i + 1) * kSteps / 24);  // the trial grows between restarts (and is not finished)
+    // Killed at a random moment once it has started (a loaded machine can take longer than the
+    // whole delay to start a process; a kill before the first checkpoint is a fresh start again).
+    const size_t events_before = Events(out.path()).size();
     testing::ChildProcess runner(RunArgs(config, out.path()), kEnv);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (Events(out.path()).size() <= events_before && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
     runner.Signal(SIGKILL);
     const testing::ProcessResult killed_run = runner.Wait(std::chrono::seconds(30));
     ASSERT_FALSE(killed_run.timed_out);
-    killed += killed_run.exit_code != 1 ? 1 : 0;  // (a run may have finished before the kill)
+    EXPECT_EQ(killed_run.exit_code, 128 + SIGKILL) << "training has not ended: the job cannot have finished";
   }
-  writer.join();
+  growing.Finish();
   const testing::ProcessResult last = testing::RunProcess(RunArgs(config, out.path()), kEnv);
   ASSERT_EQ(last.exit_code, 1) << last.err;
-  EXPECT_GT(killed, 0);
 
   const testing::ProcessResult uninterrupted = testing::RunProcess(RunArgs(config, reference.path()), kEnv);
   ASSERT_EQ(uninterrupted.exit_code, 1) << uninterrupted.err;
@@ -135,7 +161,8 @@ TEST(RunResume, KilledAtRandomMomentsAndRestartedReportsEachFiringOnce) {
   const std::set<std::pair<std::string, int64_t>> distinct(firings.begin(), firings.end());
   EXPECT_EQ(distinct.size(), firings.size()) << "a firing was reported twice";
   const auto expected = Firings(reference.path());
-  EXPECT_EQ(distinct, std::set<std::pair<std::string, int64_t>>(expected.begin(), expected.end()));
+  const std::set<std::pair<std::string, int64_t>> expected_set(expected.begin(), expected.end());
+  EXPECT_EQ(distinct, expected_set);
   std::set<int64_t> custom;
   for (const auto& [rule, step] : expected) {
     if (rule == "CustomGradientRule") custom.insert(step);
@@ -151,7 +178,7 @@ TEST(RunResume, KilledAtRandomMomentsAndRestartedReportsEachFiringOnce) {
 
 TEST(RunResume, AnotherJobInTheSameFolderIsRefusedUntilFresh) {
   testing::TempDir trial, out, config_dir;
-  WriteTrial(trial.str(), std::chrono::milliseconds(0), /*end=*/false);  // training still running
+  GrowingTrial(trial.str(), /*end_marker=*/false).Finish();  // training still running
   config_dir.WriteFile("job.yaml", JobYaml(trial.str()));
   config_dir.WriteFile("other.yaml", JobYaml(trial.str(), "20"));
   {
@@ -187,7 +214,7 @@ TEST(RunResume, AnotherJobInTheSameFolderIsRefusedUntilFresh) {
 
 TEST(RunResume, AFinishedJobStartsOverWhenRunAgain) {
   testing::TempDir trial, out, config_dir;
-  WriteTrial(trial.str(), std::chrono::milliseconds(0));
+  GrowingTrial(trial.str()).Finish();
   config_dir.WriteFile("job.yaml", JobYaml(trial.str()));
   for (int run = 0; run < 2; ++run) {
     const testing::ProcessResult result = testing::RunProcess(RunArgs(config_dir.path() / "job.yaml", out.path()), kEnv);
