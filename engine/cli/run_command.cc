@@ -86,6 +86,9 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_option("--poll-interval-ms", l.poll_interval_ms, "How often to look for new steps (default 1000)");
   cmd->add_option("--prefetch-memory", l.prefetch_memory, "Memory for decoded tensors, e.g. 512M or 2G (default 256M)");
   cmd->add_option("--config", l.config_file, "YAML file with the trial and several rules (docs/run.md)");
+  cmd->add_flag("--fresh", l.fresh,
+                "Start over: ignore the checkpoint of an interrupted run of this job in the output folder "
+                "(default: resume it, reporting no firing twice; docs/run.md \"Resume\")");
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "
                 "first firing, as in SageMaker");

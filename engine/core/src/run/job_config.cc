@@ -110,7 +110,7 @@ struct YamlRule {
 struct YamlJob {
   std::optional<std::string> trial, output_dir, message_file, failure_file, logging_level, prefetch_memory;
   std::optional<int64_t> poll_interval_ms;
-  std::optional<bool> keep_going, allow_unknown_params;
+  std::optional<bool> keep_going, allow_unknown_params, fresh;
   std::vector<std::string> plugins, plugin_dirs;
   ParameterMap job_parameters;  // start_step, end_step, other trials given at the top level
   std::vector<YamlRule> rules;
@@ -154,13 +154,13 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
     static const std::set<std::string> kKeys = {
         "trial", "output_dir", "message_file", "failure_file", "logging_level", "poll_interval_ms",
         "prefetch_memory", "keep_going", "plugins", "plugin_dirs", "start_step", "end_step",
-        "other_trials", "rules", "DebugRuleConfigurations", "allow_unknown_params"};
+        "other_trials", "rules", "DebugRuleConfigurations", "allow_unknown_params", "fresh"};
     for (const auto& kv : root) {
       const std::string key = Scalar(kv.first);
       if (!kKeys.count(key)) {
         return InvalidArgumentError(path + ": unknown key '" + key + "' (known: trial, rules, output_dir, "
                                     "start_step, end_step, other_trials, plugins, plugin_dirs, logging_level, "
-                                    "poll_interval_ms, prefetch_memory, keep_going, allow_unknown_params, message_file, "
+                                    "poll_interval_ms, prefetch_memory, keep_going, allow_unknown_params, fresh, message_file, "
                                     "failure_file)");
       }
     }
@@ -176,6 +176,7 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
     if (root["poll_interval_ms"]) job.poll_interval_ms = root["poll_interval_ms"].as<int64_t>();
     if (root["keep_going"]) job.keep_going = root["keep_going"].as<bool>();
     if (root["allow_unknown_params"]) job.allow_unknown_params = root["allow_unknown_params"].as<bool>();
+    if (root["fresh"]) job.fresh = root["fresh"].as<bool>();
     job.plugins = ScalarList(root["plugins"], "plugins");
     job.plugin_dirs = ScalarList(root["plugin_dirs"], "plugin_dirs");
     if (root["start_step"]) job.job_parameters["start_step"] = Scalar(root["start_step"]);
@@ -445,6 +446,7 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
   }
   job.keep_going = cli.keep_going || yaml.keep_going.value_or(false);
   job.allow_unknown_params = cli.allow_unknown_params || yaml.allow_unknown_params.value_or(false);
+  job.fresh = cli.fresh || yaml.fresh.value_or(false);
   job.plugin_files = yaml.plugins;
   job.plugin_files.insert(job.plugin_files.end(), cli.plugin_files.begin(), cli.plugin_files.end());
   job.plugin_dirs = yaml.plugin_dirs;

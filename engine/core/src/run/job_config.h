@@ -57,6 +57,9 @@ struct JobConfig {
   // How often the waits for a trial and the progress are logged (LITMUS_PROGRESS_INTERVAL_S).
   double progress_interval_s = 30;
   // --allow-unknown-params: a parameter key the rule does not declare is a warning, not exit 2.
+  // Start over even when the output folder holds an interrupted run of this job (docs/run.md,
+  // "Resume"); otherwise such a run is resumed.
+  bool fresh = false;
   bool allow_unknown_params = false;
   // Warnings about the configuration (a key given twice, set by two sources), recorded in
   // status.json and the rule reports besides being logged.
@@ -82,6 +85,7 @@ struct RunCommandLine {
   std::vector<std::string> plugin_files;
   std::vector<std::string> plugin_dirs;
   bool keep_going = false;
+  bool fresh = false;
   bool allow_unknown_params = false;
 };
 
