@@ -35,7 +35,11 @@ TensorVariance::TensorVariance(const litmus::RuleArgs& args)
 void TensorVariance::set_required_tensors(int64_t step) {
   // Nothing to decide without a bound: declare nothing, so that no tensor is read.
   if (!max_threshold_ && !min_threshold_) return;
-  for (const std::string& name : selection_.Names(base_trial(), step)) req_tensors().add(name, {step});
+  // A tensor saved only as reductions is judged by them (docs/rules/semantics.md §1.4): the
+  // step must not be skipped for want of a raw value (ABI 1.2).
+  for (const std::string& name : selection_.Names(base_trial(), step)) {
+    req_tensors().add(name, {step}, {.reductions_only = true});
+  }
 }
 
 bool TensorVariance::invoke_at_step(int64_t step) {

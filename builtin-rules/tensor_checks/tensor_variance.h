@@ -16,6 +16,8 @@ namespace litmus_builtin {
 
 class TensorVariance : public litmus::Rule {
  public:
+  // The verdict at a step depends only on that step\'s data (ABI 1.2: a resumed job continues it).
+  static constexpr bool stateless = true;
   static constexpr std::string_view kName = "TensorVariance";
   static constexpr std::string_view kDescription =
       "Fires when the variance of a selected tensor (default: every tensor saved at the step) is "

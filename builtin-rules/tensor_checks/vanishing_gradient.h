@@ -14,6 +14,8 @@ namespace litmus_builtin {
 
 class VanishingGradient : public litmus::Rule {
  public:
+  // The verdict at a step depends only on that step\'s data (ABI 1.2: a resumed job continues it).
+  static constexpr bool stateless = true;
   static constexpr std::string_view kName = "VanishingGradient";
   static constexpr std::string_view kDescription =
       "Fires when the mean absolute value of any gradient (collection gradients) is below threshold";

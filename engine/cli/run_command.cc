@@ -89,6 +89,9 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_flag("--skip-damaged", l.skip_damaged,
                 "Skip a step whose required record is damaged (truncated, missing, corrupt), with a warning "
                 "counted in status.json and the rule report; default: the rule ends in Error (exit 2)");
+  cmd->add_flag("--fresh", l.fresh,
+                "Start over: ignore the checkpoint of an interrupted run of this job in the output folder "
+                "(default: resume it, reporting no firing twice; docs/run.md \"Resume\")");
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "
                 "first firing, as in SageMaker");

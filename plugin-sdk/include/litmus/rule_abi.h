@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LITMUS_ABI_MAJOR 1 /**< the ABI major version of this header (a break: a new entry) */
-#define LITMUS_ABI_MINOR 1 /**< the ABI minor version of this header (appended members) */
+#define LITMUS_ABI_MINOR 2 /**< the ABI minor version of this header (appended members) */
 #define LITMUS_PLUGIN_ENTRY litmus_plugin_entry_v1 /**< the one symbol a plugin exports */
 #define LITMUS_PLUGIN_ENTRY_NAME "litmus_plugin_entry_v1" /**< its name, for dlsym */
 
@@ -249,7 +249,23 @@ typedef struct litmus_host_api {
      for text that is not a JSON object or list of objects (with an error text). Which actions
      exist and what they do is the host's business (StopTraining, Email, SMS). */
   litmus_status_t (*add_action)(litmus_ctx_t* ctx, litmus_str_t action_json);
+
+  /** since 1.2 ----------------------------------------------------------------------------------
+     Required in a host that reports minor >= 2 (and whose struct_size covers it).
+     require_tensor with flags (LITMUS_REQUIRE_*): LITMUS_REQUIRE_REGEX is require_tensor's
+     should_match_regex; LITMUS_REQUIRE_REDUCTIONS_ONLY says the rule reads only reductions of the
+     tensor at those steps, so a step where the trial holds saved reductions but no raw value is
+     still evaluated. Without it (and with require_tensor), such a step is skipped before
+     invoke_at_step, as smdebug's RequiredTensors.fetch does (it reads every required value).
+     A name required both ways at a step needs its raw value. Unknown flag bits:
+     LITMUS_INVALID_ARGUMENT. Otherwise as require_tensor. */
+  litmus_status_t (*require_tensor_ex)(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name,
+                                       const int64_t* steps, size_t step_count, uint32_t flags);
 } litmus_host_api_t;
+
+/* Flags of require_tensor_ex (since 1.2). */
+#define LITMUS_REQUIRE_REGEX 1u           /**< `name` is a regex: every tensor it searches */
+#define LITMUS_REQUIRE_REDUCTIONS_ONLY 2u /**< only reductions are read: no raw value needed */
 
 /* ---- Plugin tables -------------------------------------------------------------------------- */
 
@@ -308,7 +324,20 @@ typedef struct litmus_rule_descriptor {
      job keeps going), LITMUS_NO_MORE_DATA to end the rule, or an error status with set_error.
      report_violations / report_detail may be called here as in invoke_at_step. */
   litmus_status_t (*on_poll)(litmus_rule_instance_t* instance, litmus_ctx_t* ctx, int64_t last_step);
+
+  /** since 1.2 ----------------------------------------------------------------------------------
+     Read by a host only when struct_size covers them (older descriptors: 0). LITMUS_RULE_* bits. */
+  uint32_t flags;
+  uint32_t reserved1; /**< 0 */
 } litmus_rule_descriptor_t;
+
+/* Flags of a rule descriptor (since 1.2). */
+/** The verdict at a step depends only on the data of the steps it requires, never on earlier
+    calls (VanishingGradient, ExplodingTensor, ...): a resumed job (docs/run.md, "Resume")
+    continues such a rule where it was. A rule without it keeps state between steps
+    (LossNotDecreasing): a resumed job replays its earlier steps, with their events suppressed,
+    to rebuild that state. */
+#define LITMUS_RULE_STATELESS 1u
 
 /** The plugin table the entry hands out: the plugin's metadata and its rules. Static: valid
     forever (the host never dlcloses a plugin). */

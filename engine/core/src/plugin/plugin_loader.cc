@@ -174,6 +174,9 @@ StatusOr<std::shared_ptr<const LoadedPlugin>> ReadPluginTable(const litmus_plugi
     rule.plugin_name = plugin->name;
     rule.descriptor = d;
     if (d->struct_size >= kOnPollEnd) rule.on_poll = d->on_poll;
+    // since 1.2: the rule's flags (an older descriptor has none).
+    constexpr size_t kFlagsEnd = offsetof(litmus_rule_descriptor_t, flags) + sizeof(litmus_rule_descriptor_t::flags);
+    if (d->struct_size >= kFlagsEnd) rule.stateless = (d->flags & LITMUS_RULE_STATELESS) != 0;
 
     const size_t param_stride = d->param_spec_size == 0 ? sizeof(litmus_param_spec_t) : d->param_spec_size;
     if (param_stride < sizeof(litmus_param_spec_t)) {

@@ -32,6 +32,9 @@ struct LoadedRule {
   // descriptor->on_poll (ABI 1.1) if the descriptor's struct_size covers it, else NULL: use this,
   // never descriptor->on_poll, which an ABI 1.0 plugin's descriptor does not have.
   litmus_status_t (*on_poll)(litmus_rule_instance_t*, litmus_ctx_t*, int64_t) = nullptr;
+  // ABI 1.2 LITMUS_RULE_STATELESS: a resumed job continues the rule where it was instead of
+  // replaying its earlier steps (false for older descriptors).
+  bool stateless = false;
 };
 
 namespace internal {

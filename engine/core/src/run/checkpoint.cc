@@ -73,6 +73,7 @@ Status WriteCheckpoint(const std::string& output_dir, const JobCheckpoint& check
   j["version"] = JobCheckpoint::kVersion;
   j["trial"] = checkpoint.trial;
   j["restarts"] = checkpoint.restarts;
+  j["finished"] = checkpoint.finished;
   Json rules = Json::array();
   for (const RuleCheckpoint& r : checkpoint.rules) rules.push_back(ToJson(r));
   j["rules"] = std::move(rules);
@@ -121,6 +122,7 @@ StatusOr<std::optional<JobCheckpoint>> ReadCheckpoint(const std::string& output_
     JobCheckpoint checkpoint;
     checkpoint.trial = j.at("trial").get<std::string>();
     checkpoint.restarts = j.at("restarts").get<int64_t>();
+    checkpoint.finished = j.at("finished").get<bool>();
     for (const Json& r : j.at("rules")) checkpoint.rules.push_back(RuleFromJson(r));
     return std::optional<JobCheckpoint>(std::move(checkpoint));
   } catch (const Json::exception& e) {
@@ -176,6 +178,55 @@ StatusOr<std::map<std::string, ReportedRuleEvents>> RecoverJobEvents(const std::
     }
   }
   return out;
+}
+
+StatusOr<ResumePlan> PlanResume(const std::string& output_dir, bool fresh, const std::string& trial,
+                                const std::vector<std::pair<std::string, std::string>>& rules) {
+  ResumePlan plan;
+  if (fresh) return plan;
+  LITMUS_ASSIGN_OR_RETURN(std::optional<JobCheckpoint> checkpoint, ReadCheckpoint(output_dir));
+  if (!checkpoint || checkpoint->finished) return plan;
+  const std::string how = "; run the same command to resume it, or start over with --fresh (or use another --output-dir)";
+  if (checkpoint->trial != trial) {
+    return InvalidArgumentError("output folder " + output_dir + " holds an interrupted job on trial " +
+                                checkpoint->trial + ", not " + trial + how);
+  }
+  std::map<std::string, const RuleCheckpoint*> saved;
+  for (const RuleCheckpoint& r : checkpoint->rules) saved[r.name] = &r;
+  if (saved.size() != rules.size()) {
+    return InvalidArgumentError("output folder " + output_dir + " holds an interrupted job of " +
+                                std::to_string(saved.size()) + " rules, this one has " + std::to_string(rules.size()) +
+                                how);
+  }
+  for (const auto& [name, fingerprint] : rules) {
+    const auto it = saved.find(name);
+    if (it == saved.end()) {
+      return InvalidArgumentError("output folder " + output_dir + " holds an interrupted job without rule " + name + how);
+    }
+    if (it->second->fingerprint != fingerprint) {
+      return InvalidArgumentError("output folder " + output_dir + " holds an interrupted job whose rule " + name +
+                                  " was configured otherwise (" + it->second->fingerprint + ")" + how);
+    }
+  }
+  LITMUS_ASSIGN_OR_RETURN(auto reported,
+                          RecoverJobEvents((std::filesystem::path(output_dir) / "events.jsonl").string()));
+  plan.resume = true;
+  plan.restarts = checkpoint->restarts;
+  for (const auto& [name, unused] : rules) {
+    RuleResume& r = plan.rules[name];
+    r.checkpoint = *saved.at(name);
+    if (const auto it = reported.find(name); it != reported.end()) {
+      r.reported_firings = it->second.firings;
+      const std::optional<std::string>& status = it->second.ended_status;
+      if (status && (*status == "NoIssuesFound" || *status == "IssuesFound" || *status == "Error")) {
+        r.ended = true;
+        r.ended_status = *status;
+        r.ended_details = it->second.ended_message;
+        r.ended_step = it->second.ended_step;
+      }
+    }
+  }
+  return plan;
 }
 
 std::string JobFingerprint(const std::string& trial, const std::string& rule_class, const std::string& plugin,

@@ -41,7 +41,8 @@ struct RuleCheckpoint {
 struct JobCheckpoint {
   static constexpr int kVersion = 1;
   std::string trial;
-  int64_t restarts = 0;  // how many times the job was resumed
+  int64_t restarts = 0;   // how many times the job was resumed
+  bool finished = false;  // the job reached its end (any exit code but 143): a rerun starts over
   std::vector<RuleCheckpoint> rules;
 };
 
@@ -69,6 +70,31 @@ struct ReportedRuleEvents {
 // after a whole line, and it counts as not written. InvalidArgument for a whole line that is not
 // JSON (the file is not ours).
 StatusOr<std::map<std::string, ReportedRuleEvents>> RecoverJobEvents(const std::string& events_path);
+
+// What a job started in an output folder takes over from an interrupted run of itself there.
+struct RuleResume {
+  std::set<int64_t> reported_firings;         // already in events.jsonl: never reported again
+  std::optional<RuleCheckpoint> checkpoint;   // the rule's progress in the last checkpoint
+  // The rule ended before the interruption (a RuleEnded event with a final status: NoIssuesFound,
+  // IssuesFound or Error; a Stopped rule is resumed).
+  bool ended = false;
+  std::string ended_status;
+  std::string ended_details;
+  std::optional<int64_t> ended_step;
+};
+struct ResumePlan {
+  bool resume = false;    // false: start over (no checkpoint, a finished job's, or --fresh)
+  int64_t restarts = 0;   // of the checkpoint resumed (the new run is restart restarts + 1)
+  std::map<std::string, RuleResume> rules;  // by RuleConfigurationName
+};
+
+// Decides how a job starts in `output_dir`: over (fresh, no checkpoint, or the checkpoint of a
+// finished job), or as the resumption of the interrupted job whose checkpoint is there. `rules`
+// are the job's (RuleConfigurationName, JobFingerprint) pairs. InvalidArgument, naming the
+// folder and what differs, when the interrupted job there is another one (other trial, rules or
+// parameters): the user resumes it with the same command, or starts over with --fresh.
+StatusOr<ResumePlan> PlanResume(const std::string& output_dir, bool fresh, const std::string& trial,
+                                const std::vector<std::pair<std::string, std::string>>& rules);
 
 // A stable text that changes when anything that decides a rule's verdicts changes: the trial,
 // the rule's class and plugin, its parameters, start and end steps, other trials, and

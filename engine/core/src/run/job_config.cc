@@ -110,7 +110,7 @@ struct YamlRule {
 struct YamlJob {
   std::optional<std::string> trial, output_dir, message_file, failure_file, logging_level, prefetch_memory;
   std::optional<int64_t> poll_interval_ms;
-  std::optional<bool> keep_going, allow_unknown_params, skip_damaged;
+  std::optional<bool> keep_going, allow_unknown_params, skip_damaged, fresh;
   std::vector<std::string> plugins, plugin_dirs;
   ParameterMap job_parameters;  // start_step, end_step, other trials given at the top level
   std::vector<YamlRule> rules;
@@ -154,14 +154,14 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
     static const std::set<std::string> kKeys = {
         "trial", "output_dir", "message_file", "failure_file", "logging_level", "poll_interval_ms",
         "prefetch_memory", "keep_going", "plugins", "plugin_dirs", "start_step", "end_step",
-        "other_trials", "rules", "DebugRuleConfigurations", "allow_unknown_params", "skip_damaged"};
+        "other_trials", "rules", "DebugRuleConfigurations", "allow_unknown_params", "skip_damaged", "fresh"};
     for (const auto& kv : root) {
       const std::string key = Scalar(kv.first);
       if (!kKeys.count(key)) {
         return InvalidArgumentError(path + ": unknown key '" + key + "' (known: trial, rules, output_dir, "
                                     "start_step, end_step, other_trials, plugins, plugin_dirs, logging_level, "
                                     "poll_interval_ms, prefetch_memory, keep_going, allow_unknown_params, "
-                                    "skip_damaged, message_file, failure_file)");
+                                    "skip_damaged, fresh, message_file, failure_file)");
       }
     }
     auto opt = [&](const char* key, std::optional<std::string>* out) {
@@ -177,6 +177,7 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
     if (root["keep_going"]) job.keep_going = root["keep_going"].as<bool>();
     if (root["allow_unknown_params"]) job.allow_unknown_params = root["allow_unknown_params"].as<bool>();
     if (root["skip_damaged"]) job.skip_damaged = root["skip_damaged"].as<bool>();
+    if (root["fresh"]) job.fresh = root["fresh"].as<bool>();
     job.plugins = ScalarList(root["plugins"], "plugins");
     job.plugin_dirs = ScalarList(root["plugin_dirs"], "plugin_dirs");
     if (root["start_step"]) job.job_parameters["start_step"] = Scalar(root["start_step"]);
@@ -447,6 +448,7 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
   job.keep_going = cli.keep_going || yaml.keep_going.value_or(false);
   job.allow_unknown_params = cli.allow_unknown_params || yaml.allow_unknown_params.value_or(false);
   job.skip_damaged = cli.skip_damaged || yaml.skip_damaged.value_or(false);
+  job.fresh = cli.fresh || yaml.fresh.value_or(false);
   job.plugin_files = yaml.plugins;
   job.plugin_files.insert(job.plugin_files.end(), cli.plugin_files.begin(), cli.plugin_files.end());
   job.plugin_dirs = yaml.plugin_dirs;

@@ -60,6 +60,9 @@ struct JobConfig {
   // A step whose required record is damaged (truncated, missing, corrupt) is skipped with a
   // warning instead of ending the rule with a ClientError (docs/run.md, "Damaged data").
   bool skip_damaged = false;
+  // Start over even when the output folder holds an interrupted run of this job (docs/run.md,
+  // "Resume"); otherwise such a run is resumed.
+  bool fresh = false;
   bool allow_unknown_params = false;
   // Warnings about the configuration (a key given twice, set by two sources), recorded in
   // status.json and the rule reports besides being logged.
@@ -86,6 +89,7 @@ struct RunCommandLine {
   std::vector<std::string> plugin_dirs;
   bool keep_going = false;
   bool skip_damaged = false;
+  bool fresh = false;
   bool allow_unknown_params = false;
 };
 

@@ -88,6 +88,14 @@ std::string_view RuleStatusName(RuleStatus status) {
   return "Error";
 }
 
+std::optional<RuleStatus> RuleStatusFromName(std::string_view name) {
+  for (const RuleStatus status : {RuleStatus::kInProgress, RuleStatus::kNoIssuesFound, RuleStatus::kIssuesFound,
+                                  RuleStatus::kError, RuleStatus::kStopping, RuleStatus::kStopped}) {
+    if (RuleStatusName(status) == name) return status;
+  }
+  return std::nullopt;
+}
+
 std::string IsoTimeNow() {
   const auto now = std::chrono::system_clock::now();
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
@@ -153,8 +161,47 @@ void JobReporter::Event(const EventFields& f, const std::vector<std::pair<std::s
   // One write(2) per line on an O_APPEND descriptor: lines never interleave and each is
   // visible to readers as soon as the event happens.
   if (events_fd_ >= 0 && write(events_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-    spdlog::warn("could not append to {}/events.jsonl: {}", paths_.output_dir, std::strerror(errno));
+    RecordWriteFailure("events.jsonl: " + std::string(std::strerror(errno)));
   }
+}
+
+void JobReporter::StartOver() {
+  std::lock_guard lock(mu_);
+  if (events_fd_ >= 0 && ftruncate(events_fd_, 0) != 0) {
+    RecordWriteFailure("events.jsonl: " + std::string(std::strerror(errno)));
+  }
+}
+
+Status JobReporter::SyncEvents() {
+  std::lock_guard lock(mu_);
+  if (events_fd_ >= 0 && fdatasync(events_fd_) != 0) {
+    return ErrnoToStatus(errno, "cannot sync " + paths_.output_dir + "/events.jsonl");
+  }
+  return OkStatus();
+}
+
+void JobReporter::RestoreRuleStatus(const std::string& configuration_name, RuleStatus status,
+                                    const std::string& details, std::optional<int64_t> step) {
+  std::lock_guard lock(mu_);
+  for (auto& r : rules_) {
+    if (r.configuration_name != configuration_name) continue;
+    r.status = status;
+    r.details = details;
+    if (step) r.step = step;
+  }
+  WriteStatusLocked();
+}
+
+std::optional<std::string> JobReporter::write_failure() const {
+  std::lock_guard lock(failure_mu_);
+  return write_failure_;
+}
+
+void JobReporter::RecordWriteFailure(const std::string& what) {
+  std::lock_guard lock(failure_mu_);
+  if (write_failure_) return;
+  spdlog::error("cannot write the job's files in {}: {}", paths_.output_dir, what);
+  write_failure_ = what;
 }
 
 void JobReporter::SetRuleStatus(const std::string& configuration_name, RuleStatus status, const std::string& details,
@@ -378,14 +425,15 @@ void JobReporter::WriteFileAtomically(const std::string& path, const std::string
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << content;
-    if (!out.flush()) {
-      spdlog::warn("could not write {}: {}", tmp, std::strerror(errno));
+    out.close();
+    if (!out) {
+      RecordWriteFailure(path + ": " + std::strerror(errno));
       std::remove(tmp.c_str());
       return;
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    spdlog::warn("could not write {}: {}", path, std::strerror(errno));
+    RecordWriteFailure(path + ": " + std::strerror(errno));
     std::remove(tmp.c_str());
   }
 }

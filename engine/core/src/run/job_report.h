@@ -3,9 +3,9 @@
 // event happens), <output>/status.json (rewritten on every status change),
 // <output>/rule-reports/<RuleConfigurationName>.json, and the one-line message/failure files.
 // Every file but events.jsonl is written atomically (a temp file beside it, or in the layout's
-// temp folder, then rename). Writing failures
-// are logged, never fatal: a rule's verdict does not depend on whether a status file could be
-// written. Thread-safe (one mutex).
+// temp folder, then rename). A write that fails (a full disk, a read-only folder) is logged and
+// remembered (write_failure()): the runner turns it into exit code 3, so that a verdict nobody
+// could read never passes for a green job. Thread-safe (one mutex).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,8 @@ namespace litmus {
 // SageMaker's RuleEvaluationStatus values.
 enum class RuleStatus { kInProgress, kNoIssuesFound, kIssuesFound, kError, kStopping, kStopped };
 std::string_view RuleStatusName(RuleStatus status);
+// The status of a RuleStatusName; nullopt for any other text.
+std::optional<RuleStatus> RuleStatusFromName(std::string_view name);
 
 struct RuleReportData {
   int64_t rule_triggered = 0;  // steps at which the condition was met
@@ -89,6 +91,19 @@ class JobReporter {
   // of the exit code, with `line` as StatusDetails, at the top level of status.json.
   void Finish(int exit_code, const std::string& line);
 
+  // Resume (run/checkpoint.h). StartOver empties events.jsonl: a job that does not resume an
+  // interrupted one starts its own. SyncEvents makes what events.jsonl holds durable (before a
+  // checkpoint that covers it is written). RestoreRuleStatus sets a rule's status as an earlier
+  // run of the job reported it, without a StatusChanged event (that one is in events.jsonl).
+  void StartOver();
+  Status SyncEvents();
+  void RestoreRuleStatus(const std::string& configuration_name, RuleStatus status, const std::string& details,
+                         std::optional<int64_t> step);
+  // A write of one of the job's files that failed, and why ("status.json: No space left on
+  // device"); the first one. Also recorded by the runner for the checkpoint (RecordWriteFailure).
+  std::optional<std::string> write_failure() const;
+  void RecordWriteFailure(const std::string& what);
+
   const Paths& paths() const { return paths_; }
 
  private:
@@ -117,6 +132,8 @@ class JobReporter {
   int64_t job_steps_evaluated_ = 0;
   std::optional<int64_t> job_last_step_;
   int events_fd_ = -1;
+  mutable std::mutex failure_mu_;  // after mu_ when both are held
+  std::optional<std::string> write_failure_;
 };
 
 // ISO-8601 UTC with milliseconds: "2026-11-22T05:19:10.123Z".

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <compare>
 #include <iterator>
 #include <map>
@@ -23,6 +24,7 @@
 #include "plugin/plugin_loader.h"
 #include "plugin/rule_instance.h"
 #include "run/condition_met_line.h"
+#include "run/checkpoint.h"
 #include "run/job_report.h"
 #include "run/progress_reporter.h"
 #include "run/step_range.h"
@@ -88,6 +90,8 @@ struct JobRunner::Impl {
     double seconds = 0;                 // in the rule's own calls (the verdict's time)
     std::vector<std::string> warnings;  // recorded in status.json and the rule report
     int64_t damaged_skipped = 0;        // steps skipped for damaged records (--skip-damaged)
+    // A resumed job: the firings an earlier run of it already reported (no event, no action again).
+    std::set<int64_t> reported_firings;
     // Requirements already declared for a step (set_required_tensors is called once per step).
     std::map<int64_t, std::pair<PluginCallResult, std::vector<TensorRequirement>>> declared;
     // action_json plus the rule's own add_action registrations (ConfigureActions), and their
@@ -105,6 +109,9 @@ struct JobRunner::Impl {
   int64_t steps_evaluated = 0;  // distinct steps the loop evaluated (progress)
   std::optional<int64_t> last_evaluated_step;
   std::vector<VerdictRow> verdict;  // filled when the job ends
+  // Resume (run/checkpoint.h): restarts of this job so far, and when the checkpoint was written.
+  int64_t restarts = 0;
+  std::chrono::steady_clock::time_point last_checkpoint{};
   PluginRegistry registry;
   std::vector<std::string> trial_paths;          // unique paths, base trial first
   std::vector<std::unique_ptr<Trial>> trials;
@@ -550,10 +557,10 @@ struct JobRunner::Impl {
   }
 
   // Whether the first worker's entry of `name` at `step` holds stored reductions but no raw value
-  // (a reduction_config without save_raw_tensor). Unlike smdebug's fetch, such a required tensor
-  // does not skip the step: the rule reads its reductions (docs/rules/semantics.md §1.4), and a rule
-  // that asks for the value gets TensorUnavailableForStep from the read, which skips the step all
-  // the same.
+  // (a reduction_config without save_raw_tensor). smdebug's fetch reads every required value, so
+  // such a step is skipped (TensorUnavailableForStep), unless the rule required the tensor with
+  // LITMUS_REQUIRE_REDUCTIONS_ONLY (ABI 1.2): then it reads the stored reductions
+  // (docs/compatibility.md).
   static bool SavedOnlyAsReductions(const Trial& trial, const std::string& name, int64_t step) {
     const std::vector<TensorEntry> entries = trial.Entries(name, step);
     return !entries.empty() && !entries.front().location && !entries.front().stored_reductions.empty();
@@ -603,7 +610,8 @@ struct JobRunner::Impl {
         if (!value.ok()) {
           const auto error = GetTrialError(value.status());
           if (error == TrialError::kNoMoreData) return StepOutcome::kNoMoreData;
-          if (error == TrialError::kTensorUnavailableForStep && SavedOnlyAsReductions(trial, std::string(req.name), s)) {
+          if (error == TrialError::kTensorUnavailableForStep && req.reductions_only &&
+              SavedOnlyAsReductions(trial, std::string(req.name), s)) {
             continue;
           }
           if (error) return StepOutcome::kSkipped;  // smdebug's fetch raises; invoke_rule moves on
@@ -723,6 +731,12 @@ struct JobRunner::Impl {
     r.fired_steps.push_back(step);
     const auto mode = base().ModeOfGlobalStep(step);
     const std::string message = ConditionMetText(r.config.rule, step);
+    if (r.reported_firings.contains(step)) {
+      // Reported, with its actions, by the run this job resumes: the same firing, found again.
+      spdlog::debug("{}: {} (reported before the restart)", r.config.configuration_name, message);
+      if (!config.keep_going) EndRule(r, RuleStatus::kIssuesFound, "RuleEvaluationConditionMet: " + message);
+      return;
+    }
     spdlog::info("{}: {}", r.config.configuration_name, message);
     reporter->Event({.event = "RuleEvaluationConditionMet",
                      .rule = r.config.configuration_name,
@@ -933,12 +947,14 @@ struct JobRunner::Impl {
         last_evaluated_step = ready.begin()->first;
         progress->StepEvaluated(steps_evaluated, ready.begin()->first);
         MaybeWriteReports(false);
+        MaybeCheckpoint(false);
         continue;
       }
       // Nothing to evaluate: time-based rules get their on_poll, then wait and look for new files.
       if (PollIdleRules()) continue;
       progress->Waiting();
       MaybeWriteReports(false);
+      MaybeCheckpoint(false);
       if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) continue;
       JoinPrefetch();
       for (auto& trial : trials) {
@@ -954,6 +970,105 @@ struct JobRunner::Impl {
     }
     JoinPrefetch();
     return kExitOk;
+  }
+
+  // ---- resume (run/checkpoint.h, docs/run.md "Resume") ------------------------------------------
+
+  std::string Fingerprint(const RuleState& r) const {
+    return JobFingerprint(config.trial, r.config.rule, r.config.plugin, r.config.parameters, r.config.start_step,
+                          r.config.end_step, r.config.other_trials, config.keep_going);
+  }
+
+  StatusOr<ResumePlan> PlanJobResume() const {
+    std::vector<std::pair<std::string, std::string>> fingerprints;
+    for (const auto& r : rules) fingerprints.emplace_back(r->config.configuration_name, Fingerprint(*r));
+    return PlanResume(config.output_dir, config.fresh, config.trial, fingerprints);
+  }
+
+  // Takes over what the interrupted run reported for `r`. Returns true if the rule had ended
+  // then (its status is restored, without events). Otherwise the rule goes on: a stateless one
+  // (ABI 1.2) where the checkpoint left it, any other from its start step again, replaying the
+  // steps before with the firings already reported suppressed (Fired), which rebuilds its state.
+  bool Resume(RuleState& r, const RuleResume& plan, std::string* how) {
+    r.reported_firings = plan.reported_firings;
+    const auto restore_progress = [&](const RuleCheckpoint& cp) {
+      r.cursor = std::max(r.cursor, cp.cursor);
+      r.last_step = cp.last_step;
+      r.datapoints = cp.datapoints;
+      r.fired_steps = cp.fired_steps;
+      r.instance->RestoreReport({cp.violations, cp.details_json});
+    };
+    if (plan.ended) {
+      if (plan.checkpoint) restore_progress(*plan.checkpoint);
+      r.fired_steps.assign(plan.reported_firings.begin(), plan.reported_firings.end());
+      r.done = true;
+      r.status = RuleStatusFromName(plan.ended_status).value_or(RuleStatus::kError);
+      r.details = plan.ended_details;
+      r.exit_code = r.status == RuleStatus::kIssuesFound ? kExitConditionMet
+                    : r.status != RuleStatus::kError ? kExitOk
+                    : r.details.starts_with("ClientError") ? kExitClientError : kExitInternal;
+      if (plan.ended_step) r.last_step = std::max(r.last_step, *plan.ended_step);
+      std::optional<int64_t> status_step;
+      if (!r.fired_steps.empty()) {
+        status_step = r.fired_steps.front();
+      } else if (r.last_step >= 0) {
+        status_step = r.last_step;
+      }
+      reporter->RestoreRuleStatus(r.config.configuration_name, r.status, r.details, status_step);
+      return true;
+    }
+    if (r.instance->rule().stateless && plan.checkpoint) {
+      restore_progress(*plan.checkpoint);
+      *how = "continuing where the checkpoint left it";
+    } else {
+      const int64_t reported = plan.reported_firings.empty() ? -1 : *plan.reported_firings.rbegin();
+      const int64_t through = std::max(plan.checkpoint ? plan.checkpoint->last_step : -1, reported);
+      *how = through >= r.cursor ? "replaying steps " + std::to_string(r.cursor) + ".." + std::to_string(through) +
+                                       " to rebuild its state, their firings not reported again"
+                                 : "from its start step";
+    }
+    return false;
+  }
+
+  JobCheckpoint MakeCheckpoint(bool finished) const {
+    JobCheckpoint cp;
+    cp.trial = config.trial;
+    cp.restarts = restarts;
+    cp.finished = finished;
+    for (const auto& r : rules) {
+      RuleCheckpoint rc;
+      rc.name = r->config.configuration_name;
+      rc.fingerprint = Fingerprint(*r);
+      rc.cursor = r->cursor;
+      rc.last_step = r->last_step;
+      rc.datapoints = r->datapoints;
+      rc.fired_steps = r->fired_steps;
+      rc.done = r->done;
+      rc.status = std::string(RuleStatusName(r->status));
+      rc.details = r->details;
+      rc.exit_code = r->exit_code;
+      if (r->instance) {
+        rc.violations = r->instance->report().violations;
+        rc.details_json = r->instance->report().details_json;
+      }
+      cp.rules.push_back(std::move(rc));
+    }
+    return cp;
+  }
+
+  // Writes the checkpoint at most once a second (unless `force`), after making events.jsonl
+  // durable: a checkpoint never covers events that could still be lost.
+  void MaybeCheckpoint(bool force, bool finished = false) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_checkpoint < std::chrono::seconds(1)) return;
+    last_checkpoint = now;
+    if (Status synced = reporter->SyncEvents(); !synced.ok()) {
+      reporter->RecordWriteFailure(synced.message());
+      return;
+    }
+    if (Status written = WriteCheckpoint(config.output_dir, MakeCheckpoint(finished)); !written.ok()) {
+      reporter->RecordWriteFailure(written.message());
+    }
   }
 
   int Finish() {
@@ -987,6 +1102,14 @@ struct JobRunner::Impl {
     for (auto& r : rules) WriteReport(*r);
     reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
     reporter->Finish(code, line);
+    // A stopped job (SIGTERM: a pod evicted, a spot instance reclaimed) resumes when restarted.
+    MaybeCheckpoint(/*force=*/true, /*finished=*/code != kExitStopped);
+    // A verdict that could not be written is not a verdict: the job fails (docs/run.md).
+    if (const std::optional<std::string> failure = reporter->write_failure()) {
+      code = kExitInternal;
+      line = "InternalServerError: cannot write the job's files: " + *failure;
+      reporter->Finish(code, line);
+    }
     if (code == kExitClientError || code == kExitInternal) spdlog::error("{}", line);
     for (auto& r : rules) {
       verdict.push_back({.rule = r->config.configuration_name,
@@ -1024,22 +1147,43 @@ int JobRunner::Run() {
     spdlog::error("{}", error_line);
     return s.FailBeforeStart(setup, error_line);
   }
+  // An interrupted run of this job in the output folder is resumed (docs/run.md, "Resume").
+  StatusOr<ResumePlan> plan = s.PlanJobResume();
+  if (!plan.ok()) {
+    error_line = "ClientError: " + plan.status().message();
+    spdlog::error("{}", error_line);
+    return s.FailBeforeStart(kExitClientError, error_line);
+  }
+  if (plan->resume) {
+    s.restarts = plan->restarts + 1;
+    spdlog::info("resuming the interrupted job in {} (restart {}; --fresh starts over)", s.config.output_dir,
+                 s.restarts);
+  } else {
+    s.reporter->StartOver();
+  }
   for (auto& r : s.rules) {
     s.reporter->AddRule(r->config.configuration_name, r->config.rule);
     s.reporter->SetRuleWarnings(r->config.configuration_name, r->warnings);
   }
   for (auto& r : s.rules) {
-    spdlog::info("Started execution of rule {} at step {}", r->config.rule, r->cursor);
-    s.reporter->Event({.event = "RuleStarted",
+    std::string how;
+    if (plan->resume && s.Resume(*r, plan->rules.at(r->config.configuration_name), &how)) continue;
+    const bool resumed = plan->resume;
+    const std::string message = (resumed ? "Resumed execution of rule " : "Started execution of rule ") +
+                                r->config.rule + " at step " + std::to_string(r->cursor) +
+                                (resumed ? " (" + how + ")" : "");
+    spdlog::info("{}", message);
+    s.reporter->Event({.event = resumed ? "RuleResumed" : "RuleStarted",
                        .rule = r->config.configuration_name,
                        .rule_class = r->config.rule,
                        .step = r->cursor,
                        .mode = std::nullopt,
                        .mode_step = std::nullopt,
-                       .message = "Started execution of rule " + r->config.rule + " at step " + std::to_string(r->cursor),
+                       .message = message,
                        .status = std::nullopt});
     s.PrepareActions(*r);
   }
+  s.MaybeCheckpoint(/*force=*/true);
   s.WaitForTrials();
   const int loop = s.Loop();
   const int code = s.Finish();

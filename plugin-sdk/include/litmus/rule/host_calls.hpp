@@ -189,15 +189,24 @@ inline void RequiredTensors::Record(uint32_t trial, std::string_view name,
 }
 
 inline void RequiredTensors::Add(uint32_t trial, std::string_view name,
-                                 const std::vector<int64_t>& steps, bool should_match_regex) {
+                                 const std::vector<int64_t>& steps, RequireOptions options) {
   const Trial target(rule_, trial);
   if (forward_to_host_) {
-    auto fn = rule_->HostFn(&litmus_host_api_t::require_tensor, "require_tensor");
-    Rule::Check(fn(rule_->Ctx("require_tensor"), trial, internal::ToStr(name), steps.data(),
-                   steps.size(), should_match_regex ? 1u : 0u),
-                "require_tensor", name, steps.empty() ? -1 : steps.back());
+    const int64_t last = steps.empty() ? -1 : steps.back();
+    if (options.reductions_only) {
+      // since 1.2
+      auto fn = rule_->HostFn(&litmus_host_api_t::require_tensor_ex, "require_tensor_ex");
+      const uint32_t flags = LITMUS_REQUIRE_REDUCTIONS_ONLY | (options.should_match_regex ? LITMUS_REQUIRE_REGEX : 0u);
+      Rule::Check(fn(rule_->Ctx("require_tensor_ex"), trial, internal::ToStr(name), steps.data(), steps.size(), flags),
+                  "require_tensor_ex", name, last);
+    } else {
+      auto fn = rule_->HostFn(&litmus_host_api_t::require_tensor, "require_tensor");
+      Rule::Check(fn(rule_->Ctx("require_tensor"), trial, internal::ToStr(name), steps.data(),
+                     steps.size(), options.should_match_regex ? 1u : 0u),
+                  "require_tensor", name, last);
+    }
   }
-  if (should_match_regex) {
+  if (options.should_match_regex) {
     for (const std::string& match : target.tensor_names({.regex = name})) {
       Record(trial, match, steps);
     }

@@ -145,6 +145,16 @@ constexpr bool kDeclaresRequirements =
 template <class T>
 constexpr bool kPolls = !std::is_same_v<decltype(&T::on_poll), bool (Rule::*)(int64_t)>;
 
+// True when T declares `static constexpr bool stateless = true;` (ABI 1.2 LITMUS_RULE_STATELESS).
+template <class T>
+constexpr bool kStateless = [] {
+  if constexpr (requires { T::stateless; }) {
+    return static_cast<bool>(T::stateless);
+  } else {
+    return false;
+  }
+}();
+
 template <size_t N>
 struct ParamTable {
   std::array<litmus_param_spec_t, N> specs{};
@@ -228,6 +238,8 @@ class PluginTables {
     // call it).
     if (kPolls<T> && abi_minor < 1) LITMUS_ERROR_on_poll_needs_a_plugin_built_for_ABI_1_1();
     d.on_poll = kPolls<T> && abi_minor >= 1 ? &Thunks::OnPoll : nullptr;
+    // since 1.2 (an older host never reads it).
+    d.flags = kStateless<T> ? LITMUS_RULE_STATELESS : 0u;
   }
 
   std::tuple<ParamTable<std::tuple_size_v<decltype(Entries::params)>>...> param_tables_;

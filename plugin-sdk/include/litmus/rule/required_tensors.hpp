@@ -22,6 +22,18 @@
 
 namespace litmus {
 
+/// Options of RequiredTensors::add. Use designated initializers:
+/// `req_tensors().add(name, {step}, {.reductions_only = true})`.
+struct RequireOptions {
+  /// `name` is a regex: every tensor whose name it searches is required (none is fine).
+  bool should_match_regex = false;
+  /// The rule reads only reductions of the tensor at those steps (reduction_value, never
+  /// value()): a step where the trial saved reductions but no raw value is still evaluated. By
+  /// default such a step is skipped before invoke_at_step, as smdebug's RequiredTensors.fetch
+  /// does (it reads every required value). Needs a host of ABI 1.2.
+  bool reductions_only = false;
+};
+
 /// smdebug's RequiredTensors: what invoke_at_step(step) will read. add() inside
 /// set_required_tensors also declares the requirement to the host (which prefetches it); elsewhere
 /// it only records. Names keep insertion order, as smdebug's dicts do. Reach it through
@@ -42,13 +54,20 @@ class RequiredTensors {
   /// Requires `name` at `steps` of the base trial, or of `trial`. With should_match_regex every
   /// tensor whose name the regex searches is added (none is fine); otherwise a name the trial never
   /// saved throws TensorUnavailable. (Overloads stand in for smdebug's trial=None default.)
-  void add(std::string_view name, const std::vector<int64_t>& steps) {
-    Add(0, name, steps, false);
-  }
+  void add(std::string_view name, const std::vector<int64_t>& steps) { Add(0, name, steps, {}); }
   /// Requires `name` (a regex with should_match_regex) at `steps` of `trial`.
   void add(std::string_view name, const std::vector<int64_t>& steps, const Trial& trial,
            bool should_match_regex = false) {
-    Add(TrialIndex(trial), name, steps, should_match_regex);
+    Add(TrialIndex(trial), name, steps, {.should_match_regex = should_match_regex});
+  }
+  /// Requires `name` at `steps` of the base trial, with options (see RequireOptions).
+  void add(std::string_view name, const std::vector<int64_t>& steps, RequireOptions options) {
+    Add(0, name, steps, options);
+  }
+  /// Requires `name` at `steps` of `trial`, with options (see RequireOptions).
+  void add(std::string_view name, const std::vector<int64_t>& steps, const Trial& trial,
+           RequireOptions options) {
+    Add(TrialIndex(trial), name, steps, options);
   }
   /// Handles of the required tensors of the base trial / of `trial`, in the order added.
   std::vector<Tensor> get() const { return Get(0); }
@@ -157,7 +176,7 @@ class RequiredTensors {
   };
   explicit RequiredTensors(Rule* rule) : rule_(rule) {}
   void Add(uint32_t trial, std::string_view name, const std::vector<int64_t>& steps,
-           bool should_match_regex);
+           RequireOptions options);
   std::vector<Tensor> Get(uint32_t trial) const;
   std::vector<std::string> GetNames(uint32_t trial) const;
   std::vector<int64_t> GetTensorSteps(uint32_t trial, std::string_view name) const;

@@ -103,6 +103,11 @@ class RuleArgs {
 ///
 /// Exceptions thrown from any member the host calls (constructor included) become the status of
 /// their class (see Error); a TensorUnavailableForStep from invoke_at_step skips the step.
+///
+/// A rule whose verdict at a step depends only on the data it reads for that step, never on
+/// what earlier calls saw, says so with `static constexpr bool stateless = true;` in its class
+/// (ABI 1.2, LITMUS_RULE_STATELESS): a job resumed after a crash then continues it where it was
+/// instead of replaying its earlier steps to rebuild its state.
 class Rule {
  public:
   /// Reads the rule's name, declared parameters and the user's values from `args`. Host access
