@@ -160,7 +160,7 @@ TEST(RunDamaged, ALiveTrialWaitsForAMissingRecordWithinTheRetryBudget) {
   WriteTrial(trial.str(), /*finished=*/false);
   fs::remove(EventFile(trial.path()));
   const ProcessResult result =
-      RunExploding(trial.path(), out.path(), {"--poll-interval-ms", "10"},
+      RunExploding(trial.path(), out.path(), {},
                    {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}, {"SMDEBUG_MISSING_EVENT_FILE_RETRY_LIMIT", "5"}});
   ASSERT_FALSE(result.timed_out);
   EXPECT_EQ(result.exit_code, 2) << result.err;
@@ -184,8 +184,12 @@ std::optional<ProcessResult> InTinyTmpfs(const std::string& script, bool read_on
 TEST(RunDamaged, AFullOrReadOnlyOutputFolderIsExitThree) {
   TempDir trial;
   WriteTrial(trial.str());
-  const std::string run = "'" + LitmusBinary() + "' run --trial '" + trial.str() +
-                          "' --rule ExplodingTensor --output-dir \"$D/out\"";
+  // (Appended piece by piece: GCC 12's -Wrestrict misfires on "'" + std::string.)
+  std::string run = "'";
+  run += LitmusBinary();
+  run += "' run --trial '";
+  run += trial.str();
+  run += "' --rule ExplodingTensor --output-dir \"$D/out\"";
   // Full from the start: the folder exists, nothing more fits.
   auto full = InTinyTmpfs("mkdir -p \"$D/out/rule-reports\" && (dd if=/dev/zero of=\"$D/fill\" bs=1k 2>/dev/null; "
                           "true) && " + run, /*read_only=*/false);
