@@ -1,6 +1,6 @@
 # Install and export rules (included from the top-level CMakeLists.txt when LITMUS_INSTALL is ON).
 # find_package(Litmus) from the install prefix then gives:
-#   component sdk     litmus::sdk (headers rule_abi.h, rule.hpp) and litmus_add_rule_plugin()
+#   component sdk     litmus::sdk (headers rule_abi.h, rule.hpp, rule/*.hpp) and litmus_add_rule_plugin()
 #   component writer  litmus::writer and litmus::format (static; need Protobuf and Threads)
 # No components requested means both. litmus::engine_core and the CLI stay private.
 include(GNUInstallDirs)

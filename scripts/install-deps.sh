@@ -15,12 +15,15 @@ packages=(
   libpcre2-dev
   libyaml-cpp-dev
   libcurl4-openssl-dev libssl-dev
+  libpugixml-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3
   # S3 test server (scripts/s3-test-server.sh: Ceph RADOS Gateway for tests/s3 and bench/)
   radosgw ceph-mon ceph-osd ceph-common uuid-runtime curl
   python3-botocore  # tests/actions/fake_aws_endpoint.py checks SigV4 signatures with it
+  # docs: the SDK API reference (docs/sdk, target litmus_sdk_docs, test sdk.docs)
+  doxygen
 )
 
 SUDO=""

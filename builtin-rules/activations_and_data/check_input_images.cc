@@ -1,5 +1,5 @@
 // CheckInputImages: channel means of the input images accumulated across steps
-// (builtin-rules.md §3.14).
+// (docs/rules/CheckInputImages.md).
 #include "check_input_images.h"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// CheckInputImages (builtin-rules.md §3.14): accumulates, over every evaluated step, per-channel
+// CheckInputImages (docs/rules/CheckInputImages.md): accumulates, over every evaluated step, per-channel
 // sums of the input images matching `regex`; once threshold_samples images were seen, fires when
 // the mean of any channel is further than threshold_mean from 0 (images not normalised).
 // Thread-safety: as every litmus::Rule, one thread at a time.

@@ -1,5 +1,5 @@
 // ClassImbalance: per-class label counts and misprediction rates accumulated across steps
-// (builtin-rules.md §3.16).
+// (docs/rules/ClassImbalance.md).
 #include "class_imbalance.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// ClassImbalance (builtin-rules.md §3.16): accumulates, over every evaluated step, per-class counts
+// ClassImbalance (docs/rules/ClassImbalance.md): accumulates, over every evaluated step, per-class counts
 // of the labels and of the correct predictions; once `samples` labels were seen, fires when the
 // largest class outnumbers the smallest by more than threshold_imbalance, or when some class is
 // mispredicted more often than threshold_misprediction.

@@ -1,5 +1,5 @@
 // Confusion: per-step confusion matrix with column-normalised diagonal and off-diagonal tests
-// (builtin-rules.md §3.17).
+// (docs/rules/Confusion.md).
 #include "confusion.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Confusion (builtin-rules.md §3.17): builds the confusion matrix of one step's labels and
+// Confusion (docs/rules/Confusion.md): builds the confusion matrix of one step's labels and
 // predictions and fires when, in some predicted column, the correct share is below min_diag or a
 // wrong label's share is above max_off_diag ([CONFLICT] resolved: both tests are normalised by
 // the column sum). Thread-safety: as every litmus::Rule, one thread at a time.

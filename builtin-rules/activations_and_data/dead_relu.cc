@@ -1,4 +1,4 @@
-// DeadRelu: per selected layer at a step, the share of dead units (builtin-rules.md §3.13).
+// DeadRelu: per selected layer at a step, the share of dead units (docs/rules/DeadRelu.md).
 #include "dead_relu.h"
 
 #include <optional>

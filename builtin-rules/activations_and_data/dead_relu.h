@@ -1,4 +1,4 @@
-// DeadRelu (builtin-rules.md §3.13): fires when, in some ReLU layer, more than threshold_layer
+// DeadRelu (docs/rules/DeadRelu.md): fires when, in some ReLU layer, more than threshold_layer
 // percent of the units are dead, a unit being dead when its output is > 0 for fewer than
 // threshold_inactivity percent of the batch. Thread-safety: as every litmus::Rule, one thread at a
 // time.

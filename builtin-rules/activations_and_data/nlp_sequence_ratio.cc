@@ -1,5 +1,5 @@
 // NLPSequenceRatio: share of each token value per input sequence tensor at a step
-// (builtin-rules.md §3.15), with the [INFERRED] pairing of token_values and
+// (docs/rules/NLPSequenceRatio.md), with the [INFERRED] pairing of token_values and
 // token_thresholds_percent by position.
 #include "nlp_sequence_ratio.h"
 

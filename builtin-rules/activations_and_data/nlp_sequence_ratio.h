@@ -1,4 +1,4 @@
-// NLPSequenceRatio (builtin-rules.md §3.15): fires when, in some input sequence tensor, the share
+// NLPSequenceRatio (docs/rules/NLPSequenceRatio.md): fires when, in some input sequence tensor, the share
 // of a token value (padding, unknown, ...) exceeds its threshold percentage.
 // Thread-safety: as every litmus::Rule, one thread at a time.
 #pragma once

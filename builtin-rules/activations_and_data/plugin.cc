@@ -1,5 +1,5 @@
 // litmus_activations_and_data: the plugin of SageMaker Debugger's activation and input-data rules
-// (builtin-rules.md §3.12-3.17). This file only registers the rules; each rule lives in its own
+// (docs/rules/<RuleName>.md). This file only registers the rules; each rule lives in its own
 // files and declares its parameters (key, type, default, meaning) next to its code.
 #include "litmus/rule.hpp"
 

@@ -1,5 +1,5 @@
 // SaturatedActivation: per selected tanh/sigmoid layer at a step, the share of saturated units
-// (builtin-rules.md §3.12), with both spellings of the active ranges ([CONFLICT] DOC-2020 tuples
+// (docs/rules/SaturatedActivation.md), with both spellings of the active ranges ([CONFLICT] DOC-2020 tuples
 // threshold_tanh/threshold_sigmoid vs DOC-2023 split keys).
 #include "saturated_activation.h"
 

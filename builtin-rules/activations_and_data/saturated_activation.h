@@ -1,4 +1,4 @@
-// SaturatedActivation (builtin-rules.md §3.12): fires when, in some tanh or sigmoid layer, more
+// SaturatedActivation (docs/rules/SaturatedActivation.md): fires when, in some tanh or sigmoid layer, more
 // than threshold_layer percent of the units are saturated, a unit being saturated when its input
 // lies inside (min, max) of its activation for fewer than threshold_inactivity percent of the
 // batch. Thread-safety: as every litmus::Rule, one thread at a time.

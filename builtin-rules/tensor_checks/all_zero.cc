@@ -1,4 +1,4 @@
-// AllZero: the share of zero elements of every selected tensor at the step (builtin-rules.md §3.8).
+// AllZero: the share of zero elements of every selected tensor at the step (docs/rules/AllZero.md).
 #include "all_zero.h"
 
 #include <span>
@@ -17,13 +17,17 @@ AllZero::AllZero(const litmus::RuleArgs& args)
       threshold_(PercentParam(*this, kThreshold)) {
   CheckRegexes(*this, kTensorRegex.name, selection_.regexes);
   if (selection_.empty()) {
-    // DOC says a selection is mandatory; builtin-rules.md §1.3 decides for "every tensor".
+    // DOC says a selection is mandatory; docs/rules/semantics.md §1.3 decides for "every tensor".
     log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
   }
 }
 
 void AllZero::set_required_tensors(int64_t step) {
-  for (const std::string& name : selection_.Names(base_trial(), step)) req_tensors().add(name, {step});
+  // A tensor saved only as reductions is judged by them (docs/rules/semantics.md §1.4): the
+  // step must not be skipped for want of a raw value (ABI 1.2).
+  for (const std::string& name : selection_.Names(base_trial(), step)) {
+    req_tensors().add(name, {step}, {.reductions_only = true});
+  }
 }
 
 bool AllZero::invoke_at_step(int64_t step) {

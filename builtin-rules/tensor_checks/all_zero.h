@@ -1,4 +1,4 @@
-// AllZero (builtin-rules.md §3.8): fires when at least `threshold` percent of a selected tensor's
+// AllZero (docs/rules/AllZero.md): fires when at least `threshold` percent of a selected tensor's
 // elements are zero (default 100: entirely zero). Thread-safety: as every litmus::Rule, one thread
 // at a time.
 #pragma once
@@ -15,6 +15,8 @@ namespace litmus_builtin {
 
 class AllZero : public litmus::Rule {
  public:
+  // The verdict at a step depends only on that step\'s data (ABI 1.2: a resumed job continues it).
+  static constexpr bool stateless = true;
   static constexpr std::string_view kName = "AllZero";
   static constexpr std::string_view kDescription =
       "Fires when at least threshold percent of a selected tensor's elements (default: every "

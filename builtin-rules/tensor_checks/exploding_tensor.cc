@@ -1,5 +1,5 @@
 // ExplodingTensor: NaN / infinity counts of every selected tensor at the step, from the value or,
-// when the training job saved only reductions, from those (builtin-rules.md §3.2).
+// when the training job saved only reductions, from those (docs/rules/ExplodingTensor.md).
 #include "exploding_tensor.h"
 
 #include <cmath>
@@ -37,7 +37,11 @@ ExplodingTensor::ExplodingTensor(const litmus::RuleArgs& args)
 }
 
 void ExplodingTensor::set_required_tensors(int64_t step) {
-  for (const std::string& name : selection_.Names(base_trial(), step)) req_tensors().add(name, {step});
+  // A tensor saved only as reductions is judged by them (docs/rules/semantics.md §1.4): the
+  // step must not be skipped for want of a raw value (ABI 1.2).
+  for (const std::string& name : selection_.Names(base_trial(), step)) {
+    req_tensors().add(name, {step}, {.reductions_only = true});
+  }
 }
 
 ExplodingTensor::Counts ExplodingTensor::CountNonFinite(const litmus::Tensor& tensor,
@@ -73,7 +77,7 @@ ExplodingTensor::Counts ExplodingTensor::CountNonFinite(const litmus::Tensor& te
       }
     }
   }
-  // Neither a value nor any reduction: the step is skipped (builtin-rules.md §1.5).
+  // Neither a value nor any reduction: the step is skipped (docs/rules/semantics.md §1.5).
   if (!any_saved) throw litmus::TensorUnavailableForStep(tensor.name(), step);
   return counts;
 }

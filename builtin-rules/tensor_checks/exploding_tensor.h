@@ -1,4 +1,4 @@
-// ExplodingTensor (builtin-rules.md §3.2): fires when a selected tensor holds a NaN, or with
+// ExplodingTensor (docs/rules/ExplodingTensor.md): fires when a selected tensor holds a NaN, or with
 // only_nan False also an infinity. A tensor saved only as reductions is judged by its saved
 // reduction values. Thread-safety: as every litmus::Rule, one thread at a time.
 #pragma once
@@ -13,6 +13,8 @@ namespace litmus_builtin {
 
 class ExplodingTensor : public litmus::Rule {
  public:
+  // The verdict at a step depends only on that step\'s data (ABI 1.2: a resumed job continues it).
+  static constexpr bool stateless = true;
   static constexpr std::string_view kName = "ExplodingTensor";
   static constexpr std::string_view kDescription =
       "Fires when a selected tensor (default: every tensor saved at the step) holds a NaN or, "

@@ -1,5 +1,5 @@
 // litmus_tensor_checks: the plugin of SageMaker Debugger's rules that check tensor values
-// (builtin-rules.md §3.1, 3.2, 3.6-3.10). This file only registers the rules; each rule lives in
+// (docs/rules/<RuleName>.md). This file only registers the rules; each rule lives in
 // its own files and declares its parameters (key, type, default, meaning) next to its code.
 #include "litmus/rule.hpp"
 

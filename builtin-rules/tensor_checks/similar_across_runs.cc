@@ -1,6 +1,6 @@
 // SimilarAcrossRuns: every selected tensor of the base trial saved at the step is compared with
 // the same tensor at the same global step of each other trial that saved it there
-// (builtin-rules.md §3.6). Tolerances are numpy.allclose's defaults [INFERRED].
+// (docs/rules/SimilarAcrossRuns.md). Tolerances are numpy.allclose's defaults [INFERRED].
 #include "similar_across_runs.h"
 
 #include <algorithm>
@@ -32,7 +32,7 @@ SimilarAcrossRuns::SimilarAcrossRuns(const litmus::RuleArgs& args)
     : Rule(args),
       selection_(TensorSelection::FromParams(*this, kCollectionNames.name, kTensorRegex.name)) {
   if (trial_count() < 2) {
-    // other_trials is a runner key (rule-job-contract.md §3): the trials reach the rule opened.
+    // other_trials is a runner key (docs/job-contract.md §3): the trials reach the rule opened.
     throw litmus::InvalidConfig(
         "other_trials: SimilarAcrossRuns compares the base trial with another trial, and none was given "
         "(litmus run --other-trial PATH, or other_trials / other_trial_0 in the rule parameters)");

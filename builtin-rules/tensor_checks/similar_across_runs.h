@@ -1,4 +1,4 @@
-// SimilarAcrossRuns (builtin-rules.md §3.6): fires when a selected tensor of the base trial differs
+// SimilarAcrossRuns (docs/rules/SimilarAcrossRuns.md): fires when a selected tensor of the base trial differs
 // (shape, or values not all-close) from the same tensor at the same global step of another trial.
 // Needs at least one other trial (--other-trial, other_trials / other_trial_<n>); refuses to start
 // without. Thread-safety: as every litmus::Rule, one thread at a time.

@@ -1,5 +1,5 @@
 // TensorVariance: the population variance (ddof 0) of every selected tensor at the step against the
-// optional bounds (builtin-rules.md §3.10). A variance the training job saved as a reduction is
+// optional bounds (docs/rules/TensorVariance.md). A variance the training job saved as a reduction is
 // used as saved.
 #include "tensor_variance.h"
 
@@ -27,7 +27,7 @@ TensorVariance::TensorVariance(const litmus::RuleArgs& args)
     log_warning("neither max_threshold nor min_threshold is set: this rule can never fire");
   }
   if (selection_.empty()) {
-    // DOC says a selection is mandatory; builtin-rules.md §1.3 decides for "every tensor".
+    // DOC says a selection is mandatory; docs/rules/semantics.md §1.3 decides for "every tensor".
     log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
   }
 }
@@ -35,7 +35,11 @@ TensorVariance::TensorVariance(const litmus::RuleArgs& args)
 void TensorVariance::set_required_tensors(int64_t step) {
   // Nothing to decide without a bound: declare nothing, so that no tensor is read.
   if (!max_threshold_ && !min_threshold_) return;
-  for (const std::string& name : selection_.Names(base_trial(), step)) req_tensors().add(name, {step});
+  // A tensor saved only as reductions is judged by them (docs/rules/semantics.md §1.4): the
+  // step must not be skipped for want of a raw value (ABI 1.2).
+  for (const std::string& name : selection_.Names(base_trial(), step)) {
+    req_tensors().add(name, {step}, {.reductions_only = true});
+  }
 }
 
 bool TensorVariance::invoke_at_step(int64_t step) {

@@ -1,4 +1,4 @@
-// TensorVariance (builtin-rules.md §3.10): fires when the population variance of a selected tensor
+// TensorVariance (docs/rules/TensorVariance.md): fires when the population variance of a selected tensor
 // is above max_threshold or below min_threshold (each optional; with neither the rule cannot fire
 // and says so at start). Thread-safety: as every litmus::Rule, one thread at a time.
 #pragma once
@@ -16,6 +16,8 @@ namespace litmus_builtin {
 
 class TensorVariance : public litmus::Rule {
  public:
+  // The verdict at a step depends only on that step\'s data (ABI 1.2: a resumed job continues it).
+  static constexpr bool stateless = true;
   static constexpr std::string_view kName = "TensorVariance";
   static constexpr std::string_view kDescription =
       "Fires when the variance of a selected tensor (default: every tensor saved at the step) is "

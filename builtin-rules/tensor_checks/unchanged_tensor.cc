@@ -1,5 +1,5 @@
 // UnchangedTensor: each selected tensor is required at its last num_steps saved steps; the rule
-// fires when every consecutive pair of them is all-close (builtin-rules.md §3.9).
+// fires when every consecutive pair of them is all-close (docs/rules/UnchangedTensor.md).
 #include "unchanged_tensor.h"
 
 #include <string>
@@ -21,7 +21,7 @@ UnchangedTensor::UnchangedTensor(const litmus::RuleArgs& args)
                  .equal_nan = param_bool(kEqualNan.name)} {
   CheckRegexes(*this, kTensorRegex.name, selection_.regexes);
   if (selection_.empty()) {
-    // DOC says a selection is mandatory; builtin-rules.md §1.3 decides for "every tensor".
+    // DOC says a selection is mandatory; docs/rules/semantics.md §1.3 decides for "every tensor".
     log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
   }
 }

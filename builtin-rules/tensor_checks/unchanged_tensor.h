@@ -1,4 +1,4 @@
-// UnchangedTensor (builtin-rules.md §3.9): fires when a selected tensor's values at its last
+// UnchangedTensor (docs/rules/UnchangedTensor.md): fires when a selected tensor's values at its last
 // num_steps saved steps (up to and including the current one) are all-close pairwise, i.e. the
 // tensor stopped changing. Thread-safety: as every litmus::Rule, one thread at a time.
 #pragma once

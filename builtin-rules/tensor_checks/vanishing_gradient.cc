@@ -1,5 +1,5 @@
 // VanishingGradient: mean |g| of every gradient saved at the step against the threshold
-// (builtin-rules.md §3.1).
+// (docs/rules/VanishingGradient.md).
 #include "vanishing_gradient.h"
 
 #include <optional>
@@ -17,7 +17,8 @@ VanishingGradient::VanishingGradient(const litmus::RuleArgs& args)
 void VanishingGradient::set_required_tensors(int64_t step) {
   // Only gradients saved at this step: EVAL steps usually have none and are simply "not met".
   for (const std::string& name : base_trial().tensor_names({.collection = kCollection, .step = step})) {
-    req_tensors().add(name, {step});
+    // A saved abs_mean is enough (docs/rules/semantics.md §1.4; ABI 1.2).
+    req_tensors().add(name, {step}, {.reductions_only = true});
   }
 }
 

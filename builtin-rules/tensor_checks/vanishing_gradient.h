@@ -1,4 +1,4 @@
-// VanishingGradient (builtin-rules.md §3.1): fires when the mean absolute value of any gradient
+// VanishingGradient (docs/rules/VanishingGradient.md): fires when the mean absolute value of any gradient
 // (collection `gradients`) is strictly below `threshold`. Thread-safety: as every litmus::Rule, one
 // thread at a time.
 #pragma once
@@ -14,6 +14,8 @@ namespace litmus_builtin {
 
 class VanishingGradient : public litmus::Rule {
  public:
+  // The verdict at a step depends only on that step\'s data (ABI 1.2: a resumed job continues it).
+  static constexpr bool stateless = true;
   static constexpr std::string_view kName = "VanishingGradient";
   static constexpr std::string_view kDescription =
       "Fires when the mean absolute value of any gradient (collection gradients) is below threshold";

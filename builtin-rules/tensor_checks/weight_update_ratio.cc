@@ -1,6 +1,6 @@
 // WeightUpdateRatio: each weight saved at the step is required at the step and at the earlier
 // saved step it is compared with; the ratio is ||w_s - w_p||_2 / (||w_p||_2 + epsilon) over the
-// flattened values (builtin-rules.md §3.7).
+// flattened values (docs/rules/WeightUpdateRatio.md).
 #include "weight_update_ratio.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// WeightUpdateRatio (builtin-rules.md §3.7): fires when, for a weight (collection `weights`), the
+// WeightUpdateRatio (docs/rules/WeightUpdateRatio.md): fires when, for a weight (collection `weights`), the
 // update ratio ||w_s - w_p|| / (||w_p|| + epsilon) against an earlier saved step p is above
 // large_threshold or below small_threshold. Only TRAIN steps are used when the trial has any,
 // else every step. Thread-safety: as every litmus::Rule, one thread at a time.

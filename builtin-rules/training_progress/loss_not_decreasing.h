@@ -1,4 +1,4 @@
-// LossNotDecreasing (builtin-rules.md §3.3): fires when a scalar loss did not go down by at least
+// LossNotDecreasing (docs/rules/LossNotDecreasing.md): fires when a scalar loss did not go down by at least
 // diff_percent percent against its value num_steps (mode) steps earlier, or rose by more than
 // increase_threshold_percent. Thread-safety: as every litmus::Rule, one thread at a time.
 #pragma once

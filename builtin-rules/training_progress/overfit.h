@@ -1,4 +1,4 @@
-// Overfit (builtin-rules.md §3.4): fires when the validation loss runs away from the training
+// Overfit (docs/rules/Overfit.md): fires when the validation loss runs away from the training
 // loss: (mean validation loss of the current EVAL phase - mean training loss of the last TRAIN
 // phase) / mean training loss > ratio_threshold at `patience` consecutive evaluations.
 // Thread-safety: as every litmus::Rule, one thread at a time.

@@ -1,4 +1,4 @@
-// Overtraining (builtin-rules.md §3.5): fires when neither the training nor the validation loss
+// Overtraining (docs/rules/Overtraining.md): fires when neither the training nor the validation loss
 // improves any more: no new best (by more than delta) for patience_train training observations or
 // patience_validation validation observations (an early-stopping signal).
 // Thread-safety: as every litmus::Rule, one thread at a time.

@@ -1,5 +1,5 @@
 // litmus_training_progress: the plugin of SageMaker Debugger's training-progress rules
-// (builtin-rules.md §3.3-3.5, §3.11, §3.20). This file only registers the rules; each rule lives in
+// (docs/rules/<RuleName>.md). This file only registers the rules; each rule lives in
 // its own files and declares its parameters (key, type, default, meaning) next to its code.
 #include "litmus/rule.hpp"
 #include "loss_not_decreasing.h"

@@ -1,8 +1,8 @@
-// PoorWeightInitialization (builtin-rules.md §3.11): during the first `steps` global steps, fires
-// when the variances of the activation inputs of the layers spread by more than `threshold`
-// (max / min), when some gradient's values are packed into less than `distribution_range`
-// (p95 - p5), or when the training loss has not decreased over the last `patience` saved steps.
-// Thread-safety: as every litmus::Rule, one thread at a time.
+// PoorWeightInitialization (docs/rules/PoorWeightInitialization.md): during the first `steps`
+// global steps, fires when the variances of the activation inputs of the layers spread by more than
+// `threshold` (max / min), when some gradient's values are packed into less than
+// `distribution_range` (p95 - p5), or when the training loss has not decreased over the last
+// `patience` saved steps. Thread-safety: as every litmus::Rule, one thread at a time.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
-// StalledTrainingRule (builtin-rules.md §3.20): fires when the training job produced no new step
+// StalledTrainingRule (docs/rules/StalledTrainingRule.md): fires when the training job produced no new step
 // for `threshold` seconds. Time-based: it relies on the host calling on_poll (ABI 1.1) while no
 // step arrives, also before the trial's first collections file exists. With stop_training_on_fire
-// it registers a StopTraining action for training_job_name_prefix (rule-job-contract.md §8).
+// it registers a StopTraining action for training_job_name_prefix (docs/job-contract.md §8).
 // Thread-safety: as every litmus::Rule, one thread at a time.
 #pragma once
 

@@ -57,7 +57,7 @@ FeatureImportanceOverweight::FeatureImportanceOverweight(const litmus::RuleArgs&
     : Rule(args),
       threshold_(param_float(kThreshold.name)),
       nfeatures_(param_int(kNFeatures.name)),
-      // "None" or "" mean not set (builtin-rules.md §1.2): the default regex then applies.
+      // "None" or "" mean not set (docs/rules/semantics.md §1.2): the default regex then applies.
       tensor_regex_(param_optional_string(kTensorRegex.name).value_or(std::string(kDefaultTensorRegex))) {
   if (!(threshold_ >= 0 && threshold_ <= 1)) {  // NaN fails both comparisons
     throw litmus::InvalidConfig("threshold: expected a fraction between 0 and 1, got '" +

@@ -1,7 +1,7 @@
-// FeatureImportanceOverweight (builtin-rules.md §3.18): an XGBoost rule that fires when the
-// `nfeatures` most important features hold more than `threshold` of the feature importance saved
-// at a step (the hook's feature_importance/<type>/<feature> scalars; `weight` by default).
-// Thread-safety: one instance is used by one thread at a time (the host's contract).
+// FeatureImportanceOverweight (docs/rules/FeatureImportanceOverweight.md): an XGBoost rule that
+// fires when the `nfeatures` most important features hold more than `threshold` of the feature
+// importance saved at a step (the hook's feature_importance/<type>/<feature> scalars; `weight` by
+// default). Thread-safety: one instance is used by one thread at a time (the host's contract).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// TreeDepth (builtin-rules.md §3.19): an XGBoost rule that fires when the tree dumped at a step is
+// TreeDepth (docs/rules/TreeDepth.md): an XGBoost rule that fires when the tree dumped at a step is
 // deeper than `depth`, by the managed rule's estimate floor(log2(max(trees/Node) + 1)). When the
 // dump's child columns trees/Yes and trees/No are saved it also walks the tree and reports the
 // true depth (Details only: the decision keeps the documented formula).

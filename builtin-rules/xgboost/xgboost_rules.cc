@@ -1,6 +1,7 @@
 // litmus_xgboost_rules: the built-in plugin of SageMaker Debugger's XGBoost-only rules,
-// FeatureImportanceOverweight and TreeDepth (builtin-rules.md §3.18, §3.19). Only registration
-// lives here; each rule's metadata (name, description, parameters) is declared with its class.
+// FeatureImportanceOverweight and TreeDepth (docs/rules/FeatureImportanceOverweight.md,
+// docs/rules/TreeDepth.md). Only registration lives here; each rule's metadata (name, description,
+// parameters) is declared with its class.
 #include "feature_importance_overweight.h"
 #include "litmus/rule.hpp"
 #include "tree_depth.h"

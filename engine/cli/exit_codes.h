@@ -1,4 +1,5 @@
-// Process exit codes of the `litmus` binary (docs/cli.md) and the one-line failure helper.
+// Process exit codes of the `litmus` binary (docs/run.md, "Exit codes") and the one-line failure
+// helper.
 #pragma once
 
 #include <string_view>
@@ -11,7 +12,8 @@ inline constexpr int kExitBadInput = 2;      // bad arguments, configuration or 
 inline constexpr int kExitInternal = 3;      // a litmus or plugin bug
 inline constexpr int kExitStopped = 143;     // SIGTERM or stop signal file
 
-// Prints "litmus: <message>" as one line on stderr and returns `code`.
+// Prints "litmus: error: <message>" as one line on stderr (the logger's format for errors) and
+// returns `code`.
 int Fail(int code, std::string_view message);
 
 }  // namespace litmus::cli

@@ -1,33 +1,99 @@
-// `litmus inspect`: opens the trial once (no waiting), verifies every record unless --no-values,
-// and prints the summary or the JSON document (docs/inspect-json.md).
+// `litmus inspect`: opens the trial once (no waiting), resolves the filters, and prints the
+// summary, the values listing (--values) or the JSON document (--json, docs/inspect-json.md).
+// Every record the output covers is read and checked unless --no-values; corruption is exit 2.
+// The JSON document and the values listing are written as they are produced, and each decoded
+// value leaves the trial's cache once written: memory does not grow with the trial's values.
 #include "inspect_command.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 
 #include "exit_codes.h"
 #include "litmus/aws/trial_env.h"
 #include "litmus/engine/trial.h"
 #include "litmus/engine/trial_document.h"
+#include "litmus/engine/trial_selection.h"
 #include "litmus/engine/trial_summary.h"
+#include "litmus/engine/trial_values.h"
 
 namespace litmus::cli {
+namespace {
+
+// Decoded values are released once written; the cache only has to hold the tensors of one
+// record while it is described (a larger tensor is simply read again when asked for twice).
+constexpr size_t kInspectCacheBytes = 64ull << 20;
+
+StatusOr<TrialSelection> SelectionOf(const InspectOptions& options) {
+  TrialSelection selection;
+  selection.tensor_regex = options.tensor_regex;
+  selection.collections = options.collections;
+  if (!options.mode.empty()) {
+    std::string upper = options.mode;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    selection.mode = ModeFromName(upper);
+    if (!selection.mode) {
+      return InvalidArgumentError("invalid --mode '" + options.mode + "': expected TRAIN, EVAL, PREDICT or GLOBAL");
+    }
+  }
+  if (!options.step.empty()) {
+    LITMUS_ASSIGN_OR_RETURN(StepRange range, ParseStepRange(options.step));
+    selection.steps = range;
+  }
+  return selection;
+}
+
+}  // namespace
 
 InspectOptions& AddInspectCommand(CLI::App& app) {
   static InspectOptions options;
-  CLI::App* cmd = app.add_subcommand("inspect", "Describe a trial: steps, modes, workers, tensors");
+  CLI::App* cmd = app.add_subcommand(
+      "inspect",
+      "Describe a trial: steps, modes, workers, tensors; with filters, only the selected tensors and steps");
   cmd->add_option("trial", options.trial, "Trial folder or s3://bucket/prefix")->required();
+  cmd->add_option("--tensor", options.tensor_regex,
+                  "Only tensors whose name matches REGEX anywhere (Python re.search); repeatable: any of them")
+      ->type_name("REGEX")
+      ->allow_extra_args(false);
+  cmd->add_option("--collection", options.collections,
+                  "Only tensors of collection NAME; repeatable: any of them (with --tensor: both must hold)")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
+  cmd->add_option("--mode", options.mode,
+                  "Only steps saved in MODE (TRAIN, EVAL, PREDICT, any case; GLOBAL: every step); --step then "
+                  "counts that mode's steps")
+      ->type_name("MODE");
+  cmd->add_option("--step", options.step,
+                  "Only step N, or steps A:B (A <= step < B), A: or :B; global steps unless --mode is given")
+      ->type_name("N|A:B");
+  auto* values = cmd->add_flag(
+      "--values", options.values,
+      "List the values: tensors of at most 16 elements in full, larger ones as dtype, shape, min/max/mean "
+      "and NaN/inf counts (one line per tensor, step and worker); --json has the values anyway");
   cmd->add_flag("--json", options.json,
-                "Print the JSON document (schema: docs/inspect-json.md) instead of the summary");
+                "Print the JSON document (schema: docs/inspect-json.md), values included unless --no-values, "
+                "written as it is produced");
   cmd->add_flag("--no-values", options.no_values,
-                "Describe only the catalog (steps, modes, names, collections); read no tensor values");
+                  "Describe only the catalog (steps, modes, names, collections); read no tensor values")
+      ->excludes(values);
+  cmd->footer(
+      "Without --no-values every record the output covers is read and checked: a corrupt one is exit code 2.\n"
+      "Examples:\n"
+      "  litmus inspect TRIAL --tensor 'fc1' --step 0:10 --values\n"
+      "  litmus inspect TRIAL --collection losses --mode EVAL --json\n"
+      "More: docs/inspect.md, docs/inspect-json.md");
   return options;
 }
 
 int RunInspect(const InspectOptions& options) {
+  StatusOr<TrialSelection> selection = SelectionOf(options);
+  if (!selection.ok()) return Fail(kExitBadInput, selection.status().message());
+
   TrialOptions trial_options = TrialOptions::FromEnvironment();
   // inspect reports the trial as it is now: no delay after the end marker is seen.
   trial_options.training_end_delay_refresh_s = 0;
+  trial_options.cache_bytes = std::min(trial_options.cache_bytes, kInspectCacheBytes);
   aws::TrialEnv env;  // local folders and s3:// prefixes alike (docs/s3.md)
   env.AddTrial(options.trial);
 
@@ -38,20 +104,37 @@ int RunInspect(const InspectOptions& options) {
     return Fail(kExitBadInput, "not a trial: " + options.trial +
                                    " has no collections file and no index file (is this the trial folder?)");
   }
+  StatusOr<SelectedTrial> selected = SelectedTrial::Resolve(trial, std::move(*selection));
+  if (!selected.ok()) return Fail(kExitBadInput, selected.status().message());
 
   if (options.json) {
     TrialDocumentOptions doc_options;
     doc_options.include_values = !options.no_values;
-    auto doc = BuildTrialDocument(trial, doc_options);
-    if (!doc.ok()) return Fail(kExitBadInput, doc.status().message());
-    std::cout << *doc << "\n";
+    // On damage the document stops where it was found (and is not valid JSON); exit code 2.
+    Status written = WriteTrialDocument(*selected, doc_options, std::cout);
+    if (!written.ok()) return Fail(kExitBadInput, written.message());
     return kExitOk;
   }
-  if (!options.no_values) {
-    Status verified = VerifyAllRecords(trial);
-    if (!verified.ok()) return Fail(kExitBadInput, verified.message());
+  if (options.values) {
+    Status written = WriteTrialValues(*selected, {}, std::cout);
+    if (!written.ok()) return Fail(kExitBadInput, written.message());
+    return kExitOk;
   }
-  std::cout << BuildTrialSummary(trial);
+  std::cout << BuildTrialSummary(*selected);
+  if (!options.no_values) {
+    // Every damaged record is listed (a trial damaged in one place is often damaged in more).
+    constexpr size_t kListed = 20;
+    const DamageReport damage = FindDamagedRecords(*selected, kListed);
+    if (damage.count > 0) {
+      std::cout.flush();
+      for (const Status& status : damage.listed) Fail(kExitBadInput, status.message());
+      const int64_t unlisted = damage.count - static_cast<int64_t>(damage.listed.size());
+      return Fail(kExitBadInput, std::to_string(damage.count) + " damaged record" + (damage.count == 1 ? "" : "s") +
+                                     " in trial " + options.trial +
+                                     (unlisted > 0 ? " (" + std::to_string(unlisted) + " more not listed)" : "") +
+                                     ": the training job's data is incomplete or corrupt");
+    }
+  }
   return kExitOk;
 }
 

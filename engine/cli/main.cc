@@ -1,6 +1,5 @@
 // Entry point of the `litmus` binary: parses the command line and dispatches to a subcommand.
 // Exceptions that escape a command are bugs: reported in one line, exit code 3.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <malloc.h>
@@ -20,8 +19,10 @@
 #include "exit_codes.h"
 #include "inspect_command.h"
 #include "isolation/rule_worker.h"
+#include "new_rule_command.h"
 #include "rules_command.h"
 #include "run_command.h"
+#include "stderr_logger.h"
 
 namespace litmus::cli {
 
@@ -30,7 +31,7 @@ int Fail(int code, std::string_view message) {
   for (char& c : line) {
     if (c == '\n' || c == '\r') c = ' ';
   }
-  std::cerr << "litmus: " << line << std::endl;
+  std::cerr << "litmus: error: " << line << std::endl;
   return code;
 }
 
@@ -48,6 +49,7 @@ int Main(int argc, char** argv) {
   InspectOptions& inspect = AddInspectCommand(app);
   RunOptions& run = AddRunCommand(app);
   RulesOptions& rules = AddRulesCommand(app);
+  NewRuleOptions& new_rule = AddNewRuleCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -58,16 +60,19 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return Fail(kExitBadInput, e.what() + std::string(" (see litmus --help)"));
+    // The hint names the help of the subcommand being parsed, if any.
+    std::string help = "litmus --help";
+    for (const CLI::App* sub : app.get_subcommands()) help = "litmus " + sub->get_name() + " --help";
+    return Fail(kExitBadInput, e.what() + std::string(" (see ") + help + ")");
   }
 
-  auto logger = spdlog::stderr_color_mt("litmus");
-  spdlog::set_default_logger(logger);
+  spdlog::set_default_logger(MakeStderrLogger());
   spdlog::set_level(spdlog::level::from_str(logging_level == "warn" ? "warning" : logging_level));
 
   if (app.got_subcommand("inspect")) return RunInspect(inspect);
   if (app.got_subcommand("run")) return RunRun(run);
   if (app.got_subcommand("rules")) return RunRules(rules);
+  if (app.got_subcommand("new-rule")) return RunNewRule(new_rule);
   return Fail(kExitBadInput, "no command given (see litmus --help)");
 }
 

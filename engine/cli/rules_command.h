@@ -1,6 +1,6 @@
-// `litmus rules [NAME] [--plugin FILE]... [--plugin-dir DIR]...`: lists the rules of the loaded
-// plugins (name, plugin, description) or describes one rule's parameters, from the plugins'
-// metadata (no rule instance is created).
+// `litmus rules [NAME] [--json] [--plugin FILE]... [--plugin-dir DIR]...`: lists the rules of the
+// loaded plugins (name, plugin, description) or describes one rule's parameters, from the
+// plugins' metadata (no rule instance is created); --json prints the same as one JSON document.
 #pragma once
 
 #include <string>
@@ -15,6 +15,7 @@ namespace litmus::cli {
 
 struct RulesOptions {
   std::string name;  // empty: list every rule
+  bool json = false;
   PluginOptions plugins;
 };
 

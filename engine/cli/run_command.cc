@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <iostream>
 
 #include "exit_codes.h"
 #include "litmus/aws/trial_env.h"
@@ -13,6 +14,7 @@
 #include "run/job_config.h"
 #include "run/job_runner.h"
 #include "run/stop_signal.h"
+#include "run/verdict_table.h"
 
 namespace litmus::cli {
 
@@ -37,6 +39,11 @@ std::optional<spdlog::level::level_enum> ParseLevel(std::string name) {
   return std::nullopt;
 }
 
+// The verdict table on stdout (logs are on stderr), whatever the log level.
+void PrintVerdict(const std::vector<VerdictRow>& rows) {
+  std::cout << FormatVerdictTable(rows) << std::flush;
+}
+
 }  // namespace
 
 RunOptions& AddRunCommand(CLI::App& app) {
@@ -55,14 +62,26 @@ RunOptions& AddRunCommand(CLI::App& app) {
   AddPluginOptions(cmd, &options.plugins);
   cmd->add_option("--param", l.params,
                   "Rule parameter key=value (SageMaker RuleParameters; `litmus rules NAME` lists a rule's keys); "
-                  "repeatable, a key given twice keeps its last value (with a warning)");
+                  "repeatable, a key given twice keeps its last value (with a warning). A key the rule does not "
+                  "declare is an error (exit 2) unless --allow-unknown-params");
+  cmd->add_flag("--allow-unknown-params", l.allow_unknown_params,
+                "Accept parameter keys the rule does not declare: ignored, with a warning recorded in status.json "
+                "and the rule report (SageMaker's behaviour)");
   cmd->add_option("--start-step", l.start_step, "First global step to evaluate (default 0)");
   cmd->add_option("--end-step", l.end_step, "Global step to stop before (exclusive; default: until training ends)");
   cmd->add_option("--other-trial", l.other_trials, "Another trial (folder or s3:// prefix) the rule reads (e.g. SimilarAcrossRuns); repeatable");
   cmd->add_option("--output-dir", l.output_dir,
-                  "Where status.json, events.jsonl and rule-reports/ go (default /opt/ml/processing/output/rule)");
-  cmd->add_option("--message-file", l.message_file, "One-line outcome file (default /opt/ml/output/message)");
-  cmd->add_option("--failure-file", l.failure_file, "One-line failure file (default /opt/ml/output/failure)");
+                  "Where status.json, events.jsonl and rule-reports/ go (default ./litmus-output; inside a SageMaker "
+                  "rule container /opt/ml/processing/output/rule, see docs/run.md)")
+      ->type_name("DIR");
+  cmd->add_option("--message-file", l.message_file,
+                  "One-line outcome file, written for every non-zero exit (default <output-dir>/message; in a "
+                  "SageMaker rule container /opt/ml/output/message)")
+      ->type_name("FILE");
+  cmd->add_option("--failure-file", l.failure_file,
+                  "One-line failure file, written for exits 1, 2 and 3 (default <output-dir>/failure; in a SageMaker "
+                  "rule container /opt/ml/output/failure)")
+      ->type_name("FILE");
   cmd->add_option("--logging-level", l.logging_level, "critical, error, warning, info (default), debug, trace");
   cmd->add_option("--poll-interval-ms", l.poll_interval_ms, "How often to look for new steps (default 1000)");
   cmd->add_option("--prefetch-memory", l.prefetch_memory, "Memory for decoded tensors, e.g. 512M or 2G (default 256M)");
@@ -79,6 +98,12 @@ RunOptions& AddRunCommand(CLI::App& app) {
                   "Memory limit of each rule's worker (RLIMIT_DATA), e.g. 512M or 4G, or unlimited (default 4G)")
       ->type_name("SIZE");
   cmd->add_option("--config", l.config_file, "YAML file with the trial and several rules (docs/run.md)");
+  cmd->add_flag("--skip-damaged", l.skip_damaged,
+                "Skip a step whose required record is damaged (truncated, missing, corrupt), with a warning "
+                "counted in status.json and the rule report; default: the rule ends in Error (exit 2)");
+  cmd->add_flag("--fresh", l.fresh,
+                "Start over: ignore the checkpoint of an interrupted run of this job in the output folder "
+                "(default: resume it, reporting no firing twice; docs/run.md \"Resume\")");
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "
                 "first firing, as in SageMaker");
@@ -92,18 +117,25 @@ int RunRun(const RunOptions& options) {
   std::vector<std::string> notes;
   auto config = BuildJobConfig(line, ProcessEnvironment(), &notes);
   // A configuration error is reported like the errors found later (unknown rule, invalid
-  // parameter value): one line on stderr, exit 2, status.json and the message/failure files.
+  // parameter value): one line on stderr, exit 2, status.json and the message/failure files, and
+  // the verdict of the rules it names.
+  std::vector<VerdictRow> verdict;
   if (!config.ok()) {
     const std::string message(config.status().message());
-    JobRunner::ReportConfigurationError(FallbackJobConfig(line, ProcessEnvironment()), message);
-    return Fail(kExitBadInput, message);
+    JobRunner::ReportConfigurationError(FallbackJobConfig(line, ProcessEnvironment()), message, &verdict);
+    const int code = Fail(kExitBadInput, message);
+    PrintVerdict(verdict);
+    return code;
   }
+  config->warnings = notes;
   if (!config->logging_level.empty()) {
     const auto level = ParseLevel(config->logging_level);
     if (!level) {
       const std::string message = "logging level: unknown level '" + config->logging_level + "'";
-      JobRunner::ReportConfigurationError(std::move(config).value(), message);
-      return Fail(kExitBadInput, message);
+      JobRunner::ReportConfigurationError(std::move(config).value(), message, &verdict);
+      const int code = Fail(kExitBadInput, message);
+      PrintVerdict(verdict);
+      return code;
     }
     spdlog::set_level(*level);
   }
@@ -117,6 +149,7 @@ int RunRun(const RunOptions& options) {
   }
   JobRunner runner(std::move(config).value(), &env);
   const int code = runner.Run();
+  PrintVerdict(runner.Verdict());
   return code;
 }
 

@@ -24,14 +24,21 @@ namespace {
 
 class CustomGradientRule : public litmus::Rule {
  public:
+  // Each step's verdict depends on that step's gradients only: a resumed job continues the rule
+  // where it was (ABI 1.2).
+  static constexpr bool stateless = true;
+
   // Throws litmus::InvalidConfig ("threshold: expected a number, got 'abc'") for a bad value,
   // which makes create fail with LITMUS_INVALID_CONFIG.
   explicit CustomGradientRule(const litmus::RuleArgs& args)
       : Rule(args), threshold_(param_float("threshold")) {}
 
+  // The rule reads only a reduction of each gradient, so it says so (ABI 1.2): on a trial that
+  // saved reductions but no raw gradients (a reduction_config), it reads the saved reductions.
+  // smdebug's Python rule skips such steps (its fetch reads every raw value).
   void set_required_tensors(int64_t step) override {
     for (const std::string& name : base_trial().tensor_names({.collection = "gradients"})) {
-      req_tensors().add(name, {step});
+      req_tensors().add(name, {step}, {.reductions_only = true});
     }
   }
 

@@ -140,7 +140,8 @@ static const litmus_rule_descriptor_t kRules[] = {
     {sizeof(litmus_rule_descriptor_t), sizeof(litmus_param_spec_t), STR("RawCGradientRule"),
      STR("1.0.0"), STR("Fires when the mean absolute value of any gradient exceeds threshold"),
      kParams, sizeof(kParams) / sizeof(kParams[0]), rule_create, rule_destroy,
-     rule_set_required_tensors, rule_invoke_at_step, NULL /* on_poll (ABI 1.1): none */},
+     rule_set_required_tensors, rule_invoke_at_step, NULL /* on_poll (ABI 1.1): none */,
+     0 /* flags (ABI 1.2): keeps state between steps */, 0},
 };
 
 static const litmus_plugin_api_t kPlugin = {

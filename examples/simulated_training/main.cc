@@ -32,10 +32,11 @@ struct Scenario {
 
 // exploding: a far too large learning rate makes MSE training diverge until float32 overflows
 // (inf, then NaN). vanishing: sigmoid layers with tiny weights make the first layers' gradients
-// ~1e-9. flat: a learning rate of 0, so the loss only fluctuates with the batches.
+// ~1e-9. flat: a learning rate of 0, so the training loss only fluctuates with the batches and
+// the validation loss stays the same. docs/examples.md lists what each scenario triggers.
 const std::map<std::string, Scenario> kScenarios = {
     {"healthy", {Activation::kRelu, 1.0f, 0.01f}},
-    {"exploding", {Activation::kRelu, 1.0f, 0.6f}},
+    {"exploding", {Activation::kRelu, 1.0f, 1.3f}},
     {"vanishing", {Activation::kSigmoid, 1e-3f, 0.001f}},
     {"flat", {Activation::kRelu, 1.0f, 0.0f}},
 };
@@ -44,7 +45,7 @@ struct Config {
   std::string out_dir;
   std::string scenario = "healthy";
   int workers = 1;
-  int steps = 50;        // TRAIN steps per worker
+  int steps = 60;        // TRAIN steps per worker (12 EVAL steps: LossNotDecreasing compares)
   int eval_every = 10;   // an EVAL phase after every this many TRAIN steps (0 = never)
   int eval_steps = 2;    // EVAL steps per phase
   unsigned seed = 1;
@@ -127,12 +128,27 @@ WorkerResult RunWorker(const Config& config, int rank) {
   std::mt19937 init_rng(config.seed);
   Mlp model({kInputs, 32, 16, 1}, scenario.activation, scenario.init_scale, init_rng);
   Data train(config.seed, config.seed * 1000 + static_cast<unsigned>(rank));
-  Data eval(config.seed, config.seed * 1000 + 999 - static_cast<unsigned>(rank));
+  // A fixed validation set, held out as a real job holds one: the same eval_steps batches in every
+  // EVAL phase (batch e at the phase's e-th step), so the validation loss changes only when the
+  // model does. (Fresh batches each phase made it jump with the sampling noise: Overfit then fired
+  // on healthy training, and LossNotDecreasing could not see that flat training learns nothing.)
+  Data validation(config.seed, config.seed * 1000 + 999 - static_cast<unsigned>(rank));
+  std::vector<std::vector<float>> validation_x(static_cast<size_t>(config.eval_steps));
+  std::vector<std::vector<float>> validation_y(validation_x.size());
+  for (size_t e = 0; e < validation_x.size(); ++e) validation.Batch(&validation_x[e], &validation_y[e]);
   std::vector<float> x, y, grad;
 
-  const auto step = [&](bool training) -> litmus::Status {
+  // One global step: a TRAIN step on a fresh batch (eval_batch < 0), or an EVAL step on
+  // validation batch eval_batch.
+  const auto step = [&](int eval_batch) -> litmus::Status {
+    const bool training = eval_batch < 0;
     LITMUS_RETURN_IF_ERROR(w.BeginStep());
-    (training ? train : eval).Batch(&x, &y);
+    if (training) {
+      train.Batch(&x, &y);
+    } else {
+      x = validation_x[static_cast<size_t>(eval_batch)];
+      y = validation_y[static_cast<size_t>(eval_batch)];
+    }
     LITMUS_RETURN_IF_ERROR(SaveParameters(w, model));  // before the update, like a forward hook
     const std::vector<float> pred = model.Forward(x, kBatch);
     const float loss = Mlp::MseLoss(pred, y, &grad);
@@ -149,11 +165,11 @@ WorkerResult RunWorker(const Config& config, int rank) {
 
   for (int s = 0; s < config.steps && result.status.ok(); ++s) {
     result.status = w.SetMode(litmus::Mode::kTrain);
-    if (result.status.ok()) result.status = step(true);
+    if (result.status.ok()) result.status = step(-1);
     const bool eval_now = config.eval_every > 0 && (s + 1) % config.eval_every == 0;
     if (result.status.ok() && eval_now) {
       result.status = w.SetMode(litmus::Mode::kEval);
-      for (int e = 0; e < config.eval_steps && result.status.ok(); ++e) result.status = step(false);
+      for (int e = 0; e < config.eval_steps && result.status.ok(); ++e) result.status = step(e);
     }
   }
   const litmus::Status closed = w.Close();

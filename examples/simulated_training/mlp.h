@@ -25,7 +25,9 @@ struct Layer {
 
 class Mlp {
  public:
-  // sizes = {in, hidden..., out}; weights ~ N(0, init_scale^2 * 2/in) (He init times a factor).
+  // sizes = {in, hidden..., out}; weights ~ N(0, init_scale^2 * 2/in) (He init times a factor),
+  // biases ~ init_scale * U(-1/sqrt(in), 1/sqrt(in)), as PyTorch's nn.Linear initialises them (not
+  // zero: an all-zero bias is what AllZero reports, and real models do not start that way).
   Mlp(const std::vector<int>& sizes, Activation activation, float init_scale, std::mt19937& rng)
       : activation_(activation) {
     for (size_t i = 0; i + 1 < sizes.size(); ++i) {
@@ -36,7 +38,10 @@ class Mlp {
       std::normal_distribution<float> init(0.0f, init_scale * std::sqrt(2.0f / static_cast<float>(l.in)));
       l.weight.resize(static_cast<size_t>(l.in * l.out));
       for (float& w : l.weight) w = init(rng);
-      l.bias.assign(static_cast<size_t>(l.out), 0.0f);
+      const float bound = init_scale / std::sqrt(static_cast<float>(l.in));
+      std::uniform_real_distribution<float> bias_init(-bound, bound);
+      l.bias.resize(static_cast<size_t>(l.out));
+      for (float& b : l.bias) b = bias_init(rng);
       l.grad_weight.assign(l.weight.size(), 0.0f);
       l.grad_bias.assign(l.bias.size(), 0.0f);
       layers_.push_back(std::move(l));

@@ -11,9 +11,12 @@
   _Static_assert(offsetof(type, member) == (offset), #type "." #member " moved")
 #define VALUE(name, value) _Static_assert((name) == (value), #name " changed")
 
-/* The layout below is that of ABI 1.1; members added since 1.0 say so. */
+/* The layout below is that of ABI 1.2; members added since 1.0 say so. */
 VALUE(LITMUS_ABI_MAJOR, 1);
-VALUE(LITMUS_ABI_MINOR, 1);
+VALUE(LITMUS_ABI_MINOR, 2);
+VALUE(LITMUS_REQUIRE_REGEX, 1);
+VALUE(LITMUS_REQUIRE_REDUCTIONS_ONLY, 2);
+VALUE(LITMUS_RULE_STATELESS, 1);
 
 #if defined(__LP64__)
 SIZE(litmus_str_t, 16);
@@ -48,7 +51,7 @@ SIZE(litmus_param_t, 32);
 AT(litmus_param_t, key, 0);
 AT(litmus_param_t, value, 16);
 
-SIZE(litmus_host_api_t, 160); /* 1.0: 152 */
+SIZE(litmus_host_api_t, 168); /* 1.0: 152, 1.1: 160 */
 AT(litmus_host_api_t, struct_size, 0);
 AT(litmus_host_api_t, abi_major, 4);
 AT(litmus_host_api_t, abi_minor, 8);
@@ -71,6 +74,7 @@ AT(litmus_host_api_t, require_tensor, 128);
 AT(litmus_host_api_t, report_violations, 136);
 AT(litmus_host_api_t, report_detail, 144);
 AT(litmus_host_api_t, add_action, 152); /* since 1.1 */
+AT(litmus_host_api_t, require_tensor_ex, 160); /* since 1.2 */
 
 SIZE(litmus_param_spec_t, 72);
 AT(litmus_param_spec_t, name, 0);
@@ -80,7 +84,7 @@ AT(litmus_param_spec_t, required, 48);
 AT(litmus_param_spec_t, reserved0, 52);
 AT(litmus_param_spec_t, description, 56);
 
-SIZE(litmus_rule_descriptor_t, 112); /* 1.0: 104 */
+SIZE(litmus_rule_descriptor_t, 120); /* 1.0: 104, 1.1: 112 */
 AT(litmus_rule_descriptor_t, struct_size, 0);
 AT(litmus_rule_descriptor_t, param_spec_size, 4);
 AT(litmus_rule_descriptor_t, name, 8);
@@ -93,6 +97,8 @@ AT(litmus_rule_descriptor_t, destroy, 80);
 AT(litmus_rule_descriptor_t, set_required_tensors, 88);
 AT(litmus_rule_descriptor_t, invoke_at_step, 96);
 AT(litmus_rule_descriptor_t, on_poll, 104); /* since 1.1 */
+AT(litmus_rule_descriptor_t, flags, 112);   /* since 1.2 */
+AT(litmus_rule_descriptor_t, reserved1, 116);
 
 SIZE(litmus_plugin_api_t, 64);
 AT(litmus_plugin_api_t, struct_size, 0);

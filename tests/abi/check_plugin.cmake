@@ -1,4 +1,4 @@
-# check_plugin.cmake — symbol checks of one built plugin (tests/abi, architecture.md §2):
+# check_plugin.cmake — symbol checks of one built plugin (tests/abi, plugin-sdk/VERSIONING.md):
 #   CHECK=exports  `nm -D --defined-only` shows litmus_plugin_entry_v1 and nothing else (besides
 #                  the linker's own _init/_fini/__bss_start/_edata/_end markers);
 #   CHECK=needed   NEEDED entries (readelf -d) are only libc, libm, libstdc++, libgcc_s and the

@@ -394,6 +394,24 @@ litmus_status_t TensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name
   return LITMUS_OK;
 }
 
+litmus_status_t RequireTensorEx(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name,
+                                const int64_t* steps, size_t step_count, uint32_t flags) {
+  Count(ctx, "require_tensor_ex");
+  if (!ctx->in_set_required_tensors) {
+    return Fail(ctx, LITMUS_INVALID_ARGUMENT, "require_tensor_ex outside set_required_tensors");
+  }
+  FakeTrial* t = TrialAt(ctx, trial);
+  if (t == nullptr) return Fail(ctx, LITMUS_INVALID_ARGUMENT, "no trial " + std::to_string(trial));
+  const bool regex = (flags & LITMUS_REQUIRE_REGEX) != 0;
+  if (!regex && !EverSaved(*t, Text(name))) {
+    return Fail(ctx, LITMUS_TENSOR_UNAVAILABLE, "fake host: Tensor " + Text(name) + " was not saved.");
+  }
+  HostOf(ctx).requirements.push_back(FakeRequirement{trial, Text(name),
+                                                     std::vector<int64_t>(steps, steps + step_count), regex,
+                                                     (flags & LITMUS_REQUIRE_REDUCTIONS_ONLY) != 0});
+  return LITMUS_OK;
+}
+
 litmus_status_t RequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name,
                               const int64_t* steps, size_t step_count, uint32_t should_match_regex) {
   Count(ctx, "require_tensor");
@@ -491,6 +509,7 @@ FakeHost::FakeHost() {
   table_.report_violations = ReportViolations;
   table_.report_detail = ReportDetail;
   table_.add_action = AddAction;
+  table_.require_tensor_ex = RequireTensorEx;
 }
 
 litmus_status_t LoadPlugin(const std::string& path, FakeHost& host, litmus_ctx* ctx,

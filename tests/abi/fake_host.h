@@ -52,6 +52,7 @@ struct FakeRequirement {
   std::string name;
   std::vector<int64_t> steps;
   bool regex;
+  bool reductions_only = false;  // require_tensor_ex with LITMUS_REQUIRE_REDUCTIONS_ONLY (1.2)
 };
 
 class FakeHost;

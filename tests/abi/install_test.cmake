@@ -19,7 +19,11 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
 
-foreach(header litmus/rule_abi.h litmus/rule.hpp litmus/status.h litmus/format/env.h
+# Every part of the C++ layer (a header missing from plugin-sdk/CMakeLists.txt's FILE_SET would
+# compile in-tree and break every installed consumer).
+file(GLOB sdk_parts RELATIVE "${SOURCE_DIR}/plugin-sdk/include"
+     "${SOURCE_DIR}/plugin-sdk/include/litmus/rule/*.hpp")
+foreach(header litmus/rule_abi.h litmus/rule.hpp ${sdk_parts} litmus/status.h litmus/format/env.h
                litmus/format/proto/event.pb.h litmus/writer/writer.h)
   if(NOT EXISTS "${prefix}/include/${header}")
     message(FATAL_ERROR "not installed: include/${header}")

@@ -84,11 +84,13 @@ class Thrower : public litmus::Rule {
 // invoke_at_step saw.
 class Requirer : public litmus::Rule {
  public:
+  static constexpr bool stateless = true;  // ABI 1.2 LITMUS_RULE_STATELESS
   explicit Requirer(const litmus::RuleArgs& args)
       : Rule(args), missing_(param_optional_string("missing")) {}
   void set_required_tensors(int64_t step) override {
     req_tensors().add("a", {step, step - 1});
     req_tensors().add("^b", {step}, base_trial(), /*should_match_regex=*/true);
+    req_tensors().add("cb", {step}, {.reductions_only = true});  // ABI 1.2: require_tensor_ex
     if (missing_) req_tensors().add(*missing_, {step});
   }
   bool invoke_at_step(int64_t) override {
@@ -333,6 +335,9 @@ TEST_F(SdkRuleTest, TablesDescribeEveryRule) {
   // Likewise on_poll (ABI 1.1): only for rules that override it.
   EXPECT_EQ(probe->on_poll, nullptr);
   EXPECT_NE(FindRule(api_, "Poller")->on_poll, nullptr);
+  // ABI 1.2 flags: LITMUS_RULE_STATELESS only for a rule that declares `stateless`.
+  EXPECT_EQ(probe->flags, 0u);
+  EXPECT_EQ(FindRule(api_, "Requirer")->flags, LITMUS_RULE_STATELESS);
   EXPECT_NE(probe->create, nullptr);
   EXPECT_NE(probe->destroy, nullptr);
   EXPECT_NE(probe->invoke_at_step, nullptr);
@@ -347,7 +352,7 @@ TEST_F(SdkRuleTest, EntryRefusesAnotherMajorWithText) {
   const litmus_plugin_api_t* api = reinterpret_cast<const litmus_plugin_api_t*>(&ctx);
   EXPECT_EQ(litmus_plugin_entry_v1(&other.table(), &ctx, &api), LITMUS_INVALID_CONFIG);
   EXPECT_EQ(api, nullptr);
-  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.1, litmus provides 2.3");
+  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.2, litmus provides 2.3");
 }
 
 TEST_F(SdkRuleTest, EntryRefusesATableWithoutHeader) {
@@ -647,19 +652,25 @@ TEST_F(RequiredTensorsTest, AddForwardsToTheHostAndRecords) {
   CreateOk("Requirer");
   litmus_ctx ctx = host_.NewCtx();
   ASSERT_EQ(SetRequired(5, &ctx), LITMUS_OK) << ctx.error;
-  ASSERT_EQ(host_.requirements.size(), 2u);
+  ASSERT_EQ(host_.requirements.size(), 3u);
   EXPECT_EQ(host_.requirements[0].name, "a");
   EXPECT_THAT(host_.requirements[0].steps, ElementsAre(5, 4));
   EXPECT_FALSE(host_.requirements[0].regex);
+  EXPECT_FALSE(host_.requirements[0].reductions_only);
   EXPECT_EQ(host_.requirements[1].name, "^b");
   EXPECT_TRUE(host_.requirements[1].regex);
+  // {.reductions_only = true} goes through require_tensor_ex (ABI 1.2) with its flag.
+  EXPECT_EQ(host_.requirements[2].name, "cb");
+  EXPECT_FALSE(host_.requirements[2].regex);
+  EXPECT_TRUE(host_.requirements[2].reductions_only);
+  EXPECT_EQ(host_.calls["require_tensor_ex"], 1);
   litmus_ctx invoke = host_.NewCtx();
   ASSERT_EQ(Invoke(5, &invoke), LITMUS_OK) << invoke.error;
   const auto& rule = As<Requirer>();
   // Insertion order, regex matches resolved by the host (search semantics: "cb" does not match).
-  EXPECT_THAT(rule.seen_names, ElementsAre("a", "b1", "b2"));
+  EXPECT_THAT(rule.seen_names, ElementsAre("a", "b1", "b2", "cb"));
   EXPECT_THAT(rule.seen_a_steps, ElementsAre(5, 4));
-  EXPECT_EQ(rule.seen_tensors, 3u);
+  EXPECT_EQ(rule.seen_tensors, 4u);
 }
 
 TEST_F(RequiredTensorsTest, RequirementsDeclaredAheadBelongToTheirStep) {
@@ -674,7 +685,7 @@ TEST_F(RequiredTensorsTest, RequirementsDeclaredAheadBelongToTheirStep) {
   litmus_ctx d = host_.NewCtx();
   ASSERT_EQ(Invoke(6, &d), LITMUS_OK);
   EXPECT_THAT(As<Requirer>().seen_a_steps, ElementsAre(6, 5));
-  EXPECT_EQ(host_.requirements.size(), 4u);
+  EXPECT_EQ(host_.requirements.size(), 6u);
 }
 
 TEST_F(RequiredTensorsTest, HundredsOfNamesKeepTheirOrderAndSteps) {
@@ -737,7 +748,7 @@ TEST_F(RequiredTensorsTest, InvokeWithoutSetRequiredRecordsLikeSmdebug) {
   CreateOk("Requirer");
   litmus_ctx ctx = host_.NewCtx();
   ASSERT_EQ(Invoke(3, &ctx), LITMUS_OK) << ctx.error;
-  EXPECT_THAT(As<Requirer>().seen_names, ElementsAre("a", "b1", "b2"));
+  EXPECT_THAT(As<Requirer>().seen_names, ElementsAre("a", "b1", "b2", "cb"));
   EXPECT_THAT(As<Requirer>().seen_a_steps, ElementsAre(3, 2));
   EXPECT_TRUE(host_.requirements.empty());  // require_tensor is for set_required_tensors only
   EXPECT_EQ(host_.calls["require_tensor"], 0);
@@ -772,7 +783,7 @@ TEST_F(SdkRuleTest, MissingHostFunctionsAreNeverCalled) {
   ASSERT_EQ(thrower->create(&ctx, &param, 1, &instance), LITMUS_OK);
   litmus_ctx invoke = small.NewCtx();
   EXPECT_EQ(thrower->invoke_at_step(instance, &invoke, 1), LITMUS_INTERNAL);
-  EXPECT_EQ(invoke.error, "the host does not provide tensor_reduction (host ABI 1.1)");
+  EXPECT_EQ(invoke.error, "the host does not provide tensor_reduction (host ABI 1.2)");
   EXPECT_EQ(small.calls["tensor_reduction"], 0);
   thrower->destroy(instance);
 
@@ -855,7 +866,7 @@ TEST_F(SdkRuleTest, AHostWithoutAddActionFailsCreateCleanly) {
   litmus_ctx ctx = small.NewCtx();
   litmus_rule_instance_t* instance = nullptr;
   EXPECT_EQ(poller->create(&ctx, params, 2, &instance), LITMUS_INTERNAL);
-  EXPECT_EQ(ctx.error, "the host does not provide add_action (host ABI 1.1)");
+  EXPECT_EQ(ctx.error, "the host does not provide add_action (host ABI 1.2)");
   EXPECT_EQ(instance, nullptr);
   EXPECT_EQ(small.calls["add_action"], 0);
   litmus_ctx restore = host_.NewCtx();
@@ -869,7 +880,7 @@ TEST_F(SdkRuleTest, AnOlderHostIsRefusedByAnSdk11Plugin) {
   litmus_ctx ctx = old.NewCtx();
   const litmus_plugin_api_t* api = nullptr;
   EXPECT_EQ(litmus_plugin_entry_v1(&old.table(), &ctx, &api), LITMUS_INVALID_CONFIG);
-  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.1, litmus provides 1.0");
+  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.2, litmus provides 1.0");
   litmus_ctx restore = host_.NewCtx();
   ASSERT_EQ(litmus_plugin_entry_v1(&host_.table(), &restore, &api), LITMUS_OK);
 }

@@ -1,4 +1,4 @@
-// action_json parsing (rule-job-contract.md §8) and endpoint masking: both serialized forms, one
+// action_json parsing (docs/job-contract.md §8) and endpoint masking: both serialized forms, one
 // object or a list, lower-casing, skipped/unknown actions, the rulesconfig checks, add_action
 // strings and de-duplication.
 #include "litmus/actions/action_spec.h"

@@ -186,6 +186,30 @@ TEST_F(AwsActionClientTest, SubscribeAndPublishFormFields) {
             "&MessageAttributes.entry.1.Value.DataType=String&MessageAttributes.entry.1.Value.StringValue=%2B1555");
 }
 
+TEST(SnsAnswers, ParsedAsXmlNotSearchedAsText) {
+  // A NextToken inside a member is not the page's; entities are decoded; namespaces are ignored.
+  auto page = ParseSnsListSubscriptions(
+      "<ListSubscriptionsResponse xmlns=\"http://sns.amazonaws.com/doc/2010-03-31/\"><ListSubscriptionsResult>"
+      "<Subscriptions><member><Protocol>email</Protocol><Endpoint>a&amp;b@example.com</Endpoint>"
+      "<NextToken>not-this</NextToken></member></Subscriptions></ListSubscriptionsResult></ListSubscriptionsResponse>");
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->subscriptions.size(), 1u);
+  EXPECT_EQ(page->subscriptions[0].endpoint, "a&b@example.com");
+  EXPECT_EQ(page->next_token, "");
+  // Cut short: an error naming the fault, not a partial page.
+  page = ParseSnsListSubscriptions("<ListSubscriptionsResponse><ListSubscriptionsResult><Subscriptions><member>");
+  ASSERT_FALSE(page.ok());
+  EXPECT_EQ(page.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(page.status().message(), StartsWith("sns:ListSubscriptions: the answer is not well-formed XML ("));
+  auto arn = ParseSnsCreateTopic("<CreateTopicResponse><CreateTopicResult><TopicArn>arn:x</TopicArn>");
+  ASSERT_FALSE(arn.ok());
+  EXPECT_THAT(arn.status().message(), HasSubstr("not well-formed XML"));
+  EXPECT_EQ(ParseSnsPublish("<PublishResponse><PublishResult><MessageId>m&#x2D;1</MessageId></PublishResult>"
+                            "</PublishResponse>"),
+            "m-1");
+  EXPECT_EQ(ParseSnsPublish("garbage"), "");
+}
+
 TEST_F(AwsActionClientTest, SnsErrorsAreOneLine) {
   Answer(403, "<ErrorResponse><Error><Type>Sender</Type><Code>AuthorizationError</Code>"
               "<Message>User is not authorized to perform SNS:CreateTopic</Message></Error></ErrorResponse>");

@@ -88,9 +88,48 @@ TEST(InspectCli, CorruptEventFileNamesFileAndOffset) {
     if (json) args.insert(args.begin() + 2, "--json");
     const auto result = RunProcess(args);
     EXPECT_EQ(result.exit_code, 2) << result.err;
-    EXPECT_EQ(Lines(result.err), 1) << result.err;
+    // The summary lists every damaged record, then counts them; the JSON document stops at one.
+    EXPECT_EQ(Lines(result.err), json ? 1 : 2) << result.err;
+    if (!json) {
+      EXPECT_NE(result.err.find("1 damaged record in trial"), std::string::npos) << result.err;
+    }
     EXPECT_NE(result.err.find("000000000003_worker_0.tfevents"), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("654"), std::string::npos) << result.err;
+  }
+}
+
+// The JSON document and the --values listing are written as they go: damage found on the way
+// still ends in exit code 2 with one line naming file and offset, and the document is left
+// unfinished (never valid JSON that would hide the damage). Records outside the selection are
+// not read.
+TEST(InspectCli, DamageStopsTheStreamedOutputs) {
+  testing::TempDir dir;
+  testing::CopyTree(testing::FixturePath("pt_exploding"), dir.path());
+  const auto event = dir.path() / "events/000000000003/000000000003_worker_0.tfevents";
+  std::fstream f(event, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(660);
+  f.put('\x7f');
+  f.close();
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
+           {"--values"}, {"--json"}, {"--json", "--step", "3"}, {"--values", "--step", "2:5"}, {"--step", "3"}}) {
+    std::vector<std::string> args = {LitmusBinary(), "inspect", dir.str()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto result = RunProcess(args);
+    EXPECT_EQ(result.exit_code, 2) << extra[0] << result.err;
+    EXPECT_EQ(Lines(result.err), extra[0] == "--step" ? 2 : 1) << result.err;  // the summary also counts
+    EXPECT_NE(result.err.find("000000000003_worker_0.tfevents"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("654"), std::string::npos) << result.err;
+    if (extra[0] == "--json") {
+      EXPECT_FALSE(nlohmann::json::accept(result.out)) << "an unfinished document";
+    }
+  }
+  // Step 3 not selected: nothing damaged is read.
+  for (const char* flag : {"--json", "--values"}) {
+    const auto result = RunProcess({LitmusBinary(), "inspect", dir.str(), flag, "--step", "0:3"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    if (std::string(flag) == "--json") {
+      EXPECT_TRUE(nlohmann::json::accept(result.out));
+    }
   }
 }
 

@@ -71,7 +71,7 @@ TEST(RulesCli, UnknownRuleListsTheAvailableOnes) {
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(Lines(result.err), 1) << result.err;
-  EXPECT_EQ(result.err.rfind("litmus: unknown rule 'Nope'; available rules: ", 0), 0u) << result.err;
+  EXPECT_EQ(result.err.rfind("litmus: error: unknown rule 'Nope'; available rules: ", 0), 0u) << result.err;
   for (const char* name : {"NLPSequenceRatio, ", "StalledTrainingRule, ", "VanishingGradient"}) {
     EXPECT_THAT(result.err, HasSubstr(name));
   }
@@ -82,7 +82,7 @@ TEST(RulesCli, UnknownRuleSuggestsTheClosestName) {
     const auto result = RunProcess({LitmusBinary(), "rules", typo, "--plugin", LITMUS_CUSTOM_RULE_PLUGIN}, kEnv);
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_EQ(Lines(result.err), 1) << result.err;
-    EXPECT_EQ(result.err.rfind("litmus: unknown rule '" + std::string(typo) +
+    EXPECT_EQ(result.err.rfind("litmus: error: unknown rule '" + std::string(typo) +
                                    "'; did you mean CustomGradientRule? available rules: ",
                                0),
               0u)
@@ -94,7 +94,7 @@ TEST(RulesCli, PluginThatCannotLoadIsAClientError) {
   const auto result = RunProcess({LitmusBinary(), "rules", "--plugin", LITMUS_TEST_PLUGIN_MINOR}, kEnv);
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(Lines(result.err), 1);
-  EXPECT_THAT(result.err, HasSubstr("needs ABI 1.99, litmus provides 1.1"));
+  EXPECT_THAT(result.err, HasSubstr("needs ABI 1.99, litmus provides 1.2"));
   EXPECT_EQ(result.out, "");
 }
 

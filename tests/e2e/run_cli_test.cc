@@ -209,6 +209,9 @@ TEST(RunCli, SigtermStopsCleanly) {
   EXPECT_EQ(result.exit_code, 143) << result.err;
   EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(10));  // generous: noisy machines
   EXPECT_EQ(ReadJson(out.path() / "status.json")["RuleEvaluationStatus"], "Stopped");
+  // Every non-zero exit writes the message file; a stop is no failure.
+  EXPECT_EQ(testing::ReadWholeFile(out.path() / "message"), "Stopped: SIGTERM received\n");
+  EXPECT_FALSE(std::filesystem::exists(out.path() / "failure"));
 }
 
 TEST(RunCli, StopSignalFile) {
@@ -222,6 +225,8 @@ TEST(RunCli, StopSignalFile) {
   ASSERT_FALSE(result.timed_out);
   EXPECT_EQ(result.exit_code, 143) << result.err;
   EXPECT_EQ(ReadJson(out.path() / "status.json")["RuleEvaluationStatus"], "Stopped");
+  EXPECT_EQ(testing::ReadWholeFile(out.path() / "message"),
+            "Stopped: stop requested by the stop-signal file stop_signal\n");
 }
 
 // Runs a job that must fail with `code` (2 client error, 3 internal error) and returns its
@@ -237,7 +242,7 @@ std::string ExpectClientError(const std::vector<std::string>& extra, const std::
   std::vector<std::string> error_lines;
   std::istringstream lines(result.err);
   for (std::string line; std::getline(lines, line);) {
-    if (line.find("[error]") != std::string::npos || line.rfind("litmus: ", 0) == 0) error_lines.push_back(line);
+    if (line.rfind("litmus: error: ", 0) == 0) error_lines.push_back(line);
   }
   EXPECT_EQ(error_lines.size(), 1u) << result.err;
   if (error_lines.size() != 1u) return result.err;
@@ -264,8 +269,10 @@ TEST(RunCli, BadInput) {
   ExpectClientError({"--trial", trial, "--plugin", CustomRule(), "--rule", "CustomGradientRule", "--param",
                      "threshold=abc"},
                     "threshold");
-  ExpectClientError({"--trial", "/nonexistent/trial", "--plugin", CustomRule(), "--rule", "CustomGradientRule"},
-                    "/nonexistent/trial");
+  // (A trial folder that does not exist is waited for: run_trial_paths_test.)
+  ExpectClientError({"--trial", trial, "--plugin", CustomRule(), "--rule", "CustomGradientRule", "--param",
+                     "thresold=10"},
+                    "unknown parameter 'thresold' (did you mean threshold?)");
   ExpectClientError({"--config", "/nonexistent/job.yaml"}, "/nonexistent/job.yaml");
   ExpectClientError({"--trial", trial, "--plugin", "/nonexistent/plugin.so", "--rule", "X"}, "/nonexistent/plugin.so");
   ExpectClientError({"--trial", trial, "--rule", "CustomGradientRule", "--param", "novalue"}, "key=value");
@@ -339,15 +346,48 @@ TEST(RunCli, FailedCreateShowsTheClassName) {
   EXPECT_EQ(failure.rfind("ClientError: rule CustomGradientRule (plugin ", 0), 0u) << failure;
 }
 
-TEST(RunCli, UnknownParameterIsWarnedAbout) {
-  testing::TempDir out;
-  const ProcessResult result = RunProcess(
-      RunArgs(out.path(), {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin", CustomRule(),
-                           "--rule", "CustomGradientRule", "--param", "thresold=10"}),
-      kFastEnd);
-  EXPECT_EQ(result.exit_code, 1) << result.err;  // default threshold 10 fires at step 4
-  EXPECT_NE(result.err.find("unknown parameter 'thresold' (did you mean threshold?)"), std::string::npos)
-      << result.err;
+// A key the rule does not declare is a client error (ExpectClientError, BadInput) unless
+// --allow-unknown-params (or allow_unknown_params: true in the YAML); a misspelling of SageMaker's
+// examples stays a warning. Warnings are recorded in status.json and the rule report.
+TEST(RunCli, UnknownParameterIsAnErrorUnlessAllowed) {
+  const std::string trial = testing::FixturePath("pt_exploding").string();
+  const std::string warning =
+      "rule CustomGradientRule: unknown parameter 'thresold' (did you mean threshold?) (ignored); known: threshold";
+  const auto expect_recorded = [](const std::filesystem::path& out, const std::string& text) {
+    const Json status = ReadJson(out / "status.json");
+    EXPECT_EQ(status["Warnings"], Json::array({text})) << status.dump();
+    EXPECT_EQ(status["rules"][0]["Warnings"], Json::array({text})) << status.dump();
+    EXPECT_EQ(ReadJson(out / "rule-reports" / "CustomGradientRule.json")["Warnings"], Json::array({text}));
+  };
+  {
+    testing::TempDir out;
+    const ProcessResult result = RunProcess(RunArgs(out.path(), {"--trial", trial, "--plugin", CustomRule(), "--rule",
+                                                                 "CustomGradientRule", "--param", "thresold=10",
+                                                                 "--allow-unknown-params"}),
+                                            kFastEnd);
+    EXPECT_EQ(result.exit_code, 1) << result.err;  // default threshold 10 fires at step 4
+    EXPECT_NE(result.err.find("litmus: warning: " + warning), std::string::npos) << result.err;
+    expect_recorded(out.path(), warning);
+  }
+  {
+    testing::TempDir out;
+    out.WriteFile("job.yaml", "trial: " + trial + "\nplugins: [" + CustomRule() +
+                                  "]\nallow_unknown_params: true\nrules:\n  - rule: CustomGradientRule\n"
+                                  "    parameters: {thresold: \"10\"}\n");
+    const ProcessResult result =
+        RunProcess(RunArgs(out.path(), {"--config", (out.path() / "job.yaml").string()}), kFastEnd);
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    expect_recorded(out.path(), warning);
+  }
+  {
+    testing::TempDir out;
+    const ProcessResult result = RunProcess(RunArgs(out.path(), {"--trial", trial, "--plugin", CustomRule(), "--rule",
+                                                                 "CustomGradientRule", "--param", "nym_steps=3"}),
+                                            kFastEnd);
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    expect_recorded(out.path(),
+                    "rule CustomGradientRule: unknown parameter 'nym_steps' (ignored); known: threshold");
+  }
 }
 
 TEST(RunCli, UnknownRuleSuggestsTheClosestName) {
@@ -369,13 +409,17 @@ TEST(RunCli, RepeatedParameterIsWarnedAbout) {
       env);
   EXPECT_EQ(result.exit_code, 1) << result.err;  // threshold 10 fires at step 4; 1e9 never would
   EXPECT_EQ(FiredSteps(out.path()), std::vector<int64_t>{4});
-  const std::string twice = "[warning] --param threshold given twice ('1e9', then '10'); using '10'";
+  const std::string twice = "litmus: warning: --param threshold given twice ('1e9', then '10'); using '10'";
   const std::string sources =
-      "[warning] parameter threshold set by LITMUS_RULE_PARAMETERS ('1e9') and the command line ('10'); using '10'";
+      "litmus: warning: parameter threshold set by LITMUS_RULE_PARAMETERS ('1e9') and the command line ('10'); "
+      "using '10'";
   EXPECT_NE(result.err.find(twice), std::string::npos) << result.err;
   EXPECT_NE(result.err.find(sources), std::string::npos) << result.err;
   EXPECT_EQ(result.err.find(twice), result.err.rfind(twice)) << "one warning, not one per use";
   EXPECT_EQ(ReadJson(out.path() / "rule-reports" / "CustomGradientRule.json")["RuleParameters"], "threshold:10\n");
+  // Recorded with the job, not only logged.
+  const Json warnings = ReadJson(out.path() / "status.json")["Warnings"];
+  EXPECT_EQ(warnings, Json::array({twice.substr(17), sources.substr(17)})) << warnings.dump();
 }
 
 // What `litmus run --help` promises about rule names and plugins, and that it holds.

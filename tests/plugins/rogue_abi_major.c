@@ -6,7 +6,7 @@
 static const litmus_rule_descriptor_t kRules[] = {
     {sizeof(litmus_rule_descriptor_t), sizeof(litmus_param_spec_t), ROGUE_STR("AbiMajorTwo"),
      ROGUE_STR("1.0.0"), ROGUE_STR("never fires; its plugin claims ABI 2.0"), NULL, 0,
-     rogue_create_ok, rogue_destroy, NULL, rogue_invoke_never, NULL},
+     rogue_create_ok, rogue_destroy, NULL, rogue_invoke_never, NULL, 0, 0},
 };
 
 static const litmus_plugin_api_t kPlugin = {sizeof(litmus_plugin_api_t), 2, 0, 0,

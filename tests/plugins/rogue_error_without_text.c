@@ -35,14 +35,14 @@ static litmus_status_t invoke_unknown_status(litmus_rule_instance_t* instance, l
 static const litmus_rule_descriptor_t kRules[] = {
     {sizeof(litmus_rule_descriptor_t), sizeof(litmus_param_spec_t), ROGUE_STR("ErrorWithoutText"),
      ROGUE_STR("1.0.0"), ROGUE_STR("invoke fails with LITMUS_INTERNAL and no text"), NULL, 0,
-     rogue_create_ok, rogue_destroy, NULL, invoke_error_without_text, NULL},
+     rogue_create_ok, rogue_destroy, NULL, invoke_error_without_text, NULL, 0, 0},
     {sizeof(litmus_rule_descriptor_t), sizeof(litmus_param_spec_t),
      ROGUE_STR("CreateErrorWithoutText"), ROGUE_STR("1.0.0"),
      ROGUE_STR("create fails with LITMUS_INVALID_CONFIG and no text"), NULL, 0,
-     create_error_without_text, rogue_destroy, NULL, rogue_invoke_never, NULL},
+     create_error_without_text, rogue_destroy, NULL, rogue_invoke_never, NULL, 0, 0},
     {sizeof(litmus_rule_descriptor_t), sizeof(litmus_param_spec_t), ROGUE_STR("UnknownStatus"),
      ROGUE_STR("1.0.0"), ROGUE_STR("invoke returns the undefined status 42"), NULL, 0,
-     rogue_create_ok, rogue_destroy, NULL, invoke_unknown_status, NULL},
+     rogue_create_ok, rogue_destroy, NULL, invoke_unknown_status, NULL, 0, 0},
 };
 
 static const litmus_plugin_api_t kPlugin = {sizeof(litmus_plugin_api_t), LITMUS_ABI_MAJOR,

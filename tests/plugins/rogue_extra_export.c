@@ -9,7 +9,7 @@ __attribute__((visibility("default"))) int litmus_rogue_extra_symbol(void) { ret
 static const litmus_rule_descriptor_t kRules[] = {
     {sizeof(litmus_rule_descriptor_t), sizeof(litmus_param_spec_t), ROGUE_STR("ExtraExport"),
      ROGUE_STR("1.0.0"), ROGUE_STR("never fires; its plugin exports a second symbol"), NULL, 0,
-     rogue_create_ok, rogue_destroy, NULL, rogue_invoke_never, NULL},
+     rogue_create_ok, rogue_destroy, NULL, rogue_invoke_never, NULL, 0, 0},
 };
 
 static const litmus_plugin_api_t kPlugin = {sizeof(litmus_plugin_api_t), LITMUS_ABI_MAJOR,

@@ -13,6 +13,10 @@
 //               again; with `fail_on_poll` true, on_poll fails instead (InvalidArgument); with
 //               `action` set, registers that action text with add_action in create. Never fires
 //               at a step.
+//   FiresEveryNth  keeps state: counts the steps it evaluated and fires at every `every`-th
+//               (required int), reading `tensor` (required string) at each step; with a trial
+//               where every step is saved, it fires at steps every-1, 2*every-1, ... A resumed
+//               job must replay its earlier steps to fire where an uninterrupted one does.
 // Thread-safety: as any rule.
 #include <cmath>
 #include <cstdint>
@@ -133,6 +137,27 @@ class PollFires : public litmus::Rule {
   int64_t seen_ = 0;
 };
 
+class FiresEveryNth : public litmus::Rule {
+ public:
+  explicit FiresEveryNth(const litmus::RuleArgs& args)
+      : Rule(args), every_(param_int("every")), tensor_(param_string("tensor")) {}
+
+  void set_required_tensors(int64_t step) override { req_tensors().add(tensor_, {step}); }
+
+  bool invoke_at_step(int64_t step) override {
+    base_trial().tensor(tensor_).value(step);
+    ++evaluated_;
+    if (evaluated_ % every_ != 0) return false;
+    report_violations(1);
+    return true;
+  }
+
+ private:
+  int64_t every_;
+  std::string tensor_;
+  int64_t evaluated_ = 0;
+};
+
 }  // namespace
 
 LITMUS_RULE_PLUGIN(
@@ -153,4 +178,7 @@ LITMUS_RULE_PLUGIN(
     LITMUS_RULE(PollFires, "PollFires", "1.0.0", "fires from on_poll at its polls-th call",
                 litmus::Required(litmus::IntParam("polls", "", "calls of on_poll until it fires")),
                 litmus::BoolParam("fail_on_poll", "false", "on_poll fails instead"),
-                litmus::StringParam("action", "None", "an action (JSON) to register in create")));
+                litmus::StringParam("action", "None", "an action (JSON) to register in create")),
+    LITMUS_RULE(FiresEveryNth, "FiresEveryNth", "1.0.0", "fires at every every-th step it evaluates",
+                litmus::Required(litmus::IntParam("every", "", "fire at every every-th evaluated step")),
+                litmus::Required(litmus::StringParam("tensor", "", "the tensor read at each step"))));

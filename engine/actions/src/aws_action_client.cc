@@ -3,8 +3,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "litmus/aws/xml.h"
-
 namespace litmus::actions {
 namespace {
 
@@ -69,29 +67,14 @@ class AwsActionClient final : public ActionClient {
 
   StatusOr<std::string> CreateTopic(const std::string& name) override {
     LITMUS_ASSIGN_OR_RETURN(std::string xml, Sns("CreateTopic", {{"Name", name}}));
-    auto arn = aws::XmlText(xml, "TopicArn");
-    if (!arn || arn->empty()) return UnavailableError("sns:CreateTopic: the answer has no TopicArn");
-    return *arn;
+    return ParseSnsCreateTopic(xml);
   }
 
   StatusOr<SnsSubscriptionPage> ListSubscriptions(const std::string& next_token) override {
     Fields fields;
     if (!next_token.empty()) fields.emplace_back("NextToken", next_token);
     LITMUS_ASSIGN_OR_RETURN(std::string xml, Sns("ListSubscriptions", fields));
-    SnsSubscriptionPage page;
-    const auto result = aws::XmlElement(xml, "ListSubscriptionsResult");
-    if (!result) return UnavailableError("sns:ListSubscriptions: the answer has no ListSubscriptionsResult");
-    aws::XmlForEach(*result, "member", [&](std::string_view member) {
-      page.subscriptions.push_back({aws::XmlText(member, "Protocol").value_or(""),
-                                    aws::XmlText(member, "Endpoint").value_or(""),
-                                    aws::XmlText(member, "TopicArn").value_or("")});
-    });
-    // NextToken follows the Subscriptions list; look for it after the list only.
-    size_t list_end = 0;
-    const bool has_list = aws::XmlElement(*result, "Subscriptions", 0, &list_end).has_value();
-    const std::string_view tail = has_list ? result->substr(list_end) : *result;
-    page.next_token = aws::XmlText(tail, "NextToken").value_or("");
-    return page;
+    return ParseSnsListSubscriptions(xml);
   }
 
   Status Subscribe(const std::string& topic_arn, const std::string& protocol, const std::string& endpoint,
@@ -114,7 +97,7 @@ class AwsActionClient final : public ActionClient {
                                                              {"MessageAttributes.entry.1.Value.DataType", "String"},
                                                              {"MessageAttributes.entry.1.Value.StringValue",
                                                               attribute_value}}));
-    return aws::XmlText(xml, "MessageId").value_or("");
+    return ParseSnsPublish(xml);
   }
 
  private:

@@ -108,8 +108,8 @@ std::string AwsErrorCode(const HttpResponse& response) {
         }
       }
     }
-  } else if (std::optional<std::string> code = XmlText(body, "Code")) {
-    return *code;
+  } else if (std::optional<AwsXmlError> error = ParseAwsXmlError(body); error && !error->code.empty()) {
+    return error->code;
   }
   std::string header(response.Header("x-amzn-errortype"));
   if (const size_t colon = header.find(':'); colon != std::string::npos) header = header.substr(0, colon);
@@ -131,8 +131,8 @@ std::string DescribeAwsError(const HttpResponse& response) {
         if (it != json.end() && it->is_string()) message = it->get<std::string>();
       }
     }
-  } else if (std::optional<std::string> text = XmlText(body, "Message")) {
-    message = *text;
+  } else if (std::optional<AwsXmlError> error = ParseAwsXmlError(body)) {
+    message = std::move(error->message);
   }
   if (!message.empty()) out += ": " + OneLine(message);
   return RedactSecrets(out);

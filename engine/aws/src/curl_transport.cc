@@ -134,6 +134,9 @@ class CurlTransport final : public HttpTransport {
     // Reset clears the options but keeps the handle's connection cache and TLS sessions.
     curl_easy_reset(handle);
     curl_easy_setopt(handle, CURLOPT_URL, request.url.c_str());
+    // Send the path as signed: curl would otherwise squash "/./" and "/../", which are legal in an
+    // S3 key ("a/./b"), and the server would see another key under a signature that no longer fits.
+    curl_easy_setopt(handle, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
     curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));

@@ -4,8 +4,6 @@
 #include <charconv>
 #include <cstring>
 
-#include "litmus/aws/xml.h"
-
 namespace litmus::aws {
 namespace {
 
@@ -123,7 +121,9 @@ Status S3Client::ErrorStatus(const HttpResponse& response, std::string_view oper
 StatusOr<S3ListPage> S3Client::ListPage(const std::string& bucket, const std::string& prefix,
                                         const std::string& start_after, const std::string& continuation_token,
                                         int max_keys) {
-  std::string url = Url(bucket, "") + "?list-type=2&max-keys=" + std::to_string(max_keys);
+  // encoding-type=url: keys come back percent-encoded, so every byte a key may hold (control
+  // characters included, which XML 1.0 cannot carry) survives; ParseListObjectsV2 decodes them.
+  std::string url = Url(bucket, "") + "?list-type=2&encoding-type=url&max-keys=" + std::to_string(max_keys);
   if (!prefix.empty()) url += "&prefix=" + UriEncode(prefix);
   if (!start_after.empty()) url += "&start-after=" + UriEncode(start_after);
   if (!continuation_token.empty()) url += "&continuation-token=" + UriEncode(continuation_token);

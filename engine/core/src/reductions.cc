@@ -183,6 +183,18 @@ std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<
   return out;
 }
 
+NonFiniteCounts CountNonFinite(const Tensor& t) {
+  NonFiniteCounts counts;
+  if (!IsFloating(t.dtype()) && !IsComplex(t.dtype())) return counts;
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    const std::complex<double> z = t.ElementAsComplex(i);
+    counts.nan += std::isnan(z.real()) || std::isnan(z.imag());
+    counts.posinf += (std::isinf(z.real()) && z.real() > 0) || (std::isinf(z.imag()) && z.imag() > 0);
+    counts.neginf += (std::isinf(z.real()) && z.real() < 0) || (std::isinf(z.imag()) && z.imag() < 0);
+  }
+  return counts;
+}
+
 StatusOr<double> StoredReductionValue(const Tensor& stored) {
   if (stored.is_string()) {
     return InvalidArgumentError("stored reduction holds strings, not a number");

@@ -89,6 +89,12 @@ TrialOptions TrialOptions::FromEnvironment() {
     const long long v = std::strtoll(window, &end, 10);
     if (errno == 0 && end != window && *end == '\0' && v >= 0) options.incomplete_step_wait_window = v;
   }
+  if (const char* limit = std::getenv("SMDEBUG_MISSING_EVENT_FILE_RETRY_LIMIT")) {
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(limit, &end, 10);
+    if (errno == 0 && end != limit && *end == '\0' && v >= 0) options.missing_event_file_retry_limit = v;
+  }
   if (const char* delay = std::getenv("SMDEBUG_TRAINING_END_DELAY_REFRESH")) {
     char* end = nullptr;
     errno = 0;
@@ -142,7 +148,14 @@ struct Trial::Impl {
   // Reads and decodes `record` of `entry` through the tensor cache.
   StatusOr<TensorPtr> Read(std::string_view name, int64_t global_step, const internal::CatalogEntry& entry,
                            const Record& record) const;
-  Status Missing(std::string_view name, int64_t global_step, const std::string& what) const;
+  // A record the index names that the event file does not hold (the file is absent or too
+  // short): "not yet" while training runs, for at most options.missing_event_file_retry_limit
+  // refreshes; DataLoss after that and once training has ended (docs/trial-format.md).
+  Status Missing(std::string_view name, int64_t global_step, const internal::CatalogEntry& entry,
+                 const Record& record, const std::string& path, const std::string& what) const;
+  // Whether something can still arrive after the end marker: a known step that is not complete
+  // across the workers (a worker behind the others), or collections files not all there yet.
+  bool SomethingPending() const;
 
   // A raw value Prefetch() reads: the entry's record, cached under `key`, and the reductions to
   // compute right after decoding it (a set of ReductionKey bits).
@@ -195,6 +208,12 @@ struct Trial::Impl {
   internal::TrialCatalog catalog;
   std::vector<std::string> warnings;
   bool end_marker_seen = false;
+  std::chrono::steady_clock::time_point end_marker_seen_at;
+  // Refresh() calls so far, and for each event file found missing or short, the count when it
+  // first was (Missing's retry budget).
+  int64_t refreshes = 0;
+  mutable std::mutex missing_mu;
+  mutable std::unordered_map<std::string, int64_t> missing_since;
 
   // Collections: the first file (in sorted order when they first appear) defines the
   // collections and num_workers; every file adds its worker.
@@ -395,11 +414,36 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(std::string_view name, int6
   return Resolved{global->global_step, tensor, &by_worker.front()};
 }
 
-Status Trial::Impl::Missing(std::string_view name, int64_t global_step, const std::string& what) const {
-  // §8.7: an absent or short event file is "not yet" while training runs, and final after it.
-  const std::string message = "tensor '" + std::string(name) + "' at step " + std::to_string(global_step) + ": " + what;
-  if (end_marker_seen) return TrialErrorStatus(TrialError::kTensorUnavailableForStep, message);
-  return TrialErrorStatus(TrialError::kStepNotYetAvailable, message);
+Status Trial::Impl::Missing(std::string_view name, int64_t global_step, const internal::CatalogEntry& entry,
+                            const Record& record, const std::string& path, const std::string& what) const {
+  // smdebug publishes an event file before the index that names it (local rename order, S3
+  // upload order), so a record the index names and the file does not hold is damage, unless an
+  // asynchronous upload is still on its way: wait for it while training runs, within smdebug's
+  // retry budget, and never read it as "not saved".
+  const auto damaged = [&](const std::string& why) {
+    return DataLossError("damaged trial: " + what + " (tensor '" + std::string(name) + "', step " +
+                         std::to_string(global_step) + ", worker '" + entry.worker() + "', record at offset " +
+                         std::to_string(record.start_idx) + ", " + std::to_string(record.length) + " bytes" + why + ")");
+  };
+  if (end_marker_seen) return damaged("; training has ended");
+  int64_t waited = 0;
+  {
+    std::lock_guard<std::mutex> lock(missing_mu);
+    const auto [it, inserted] = missing_since.try_emplace(path, refreshes);
+    waited = refreshes - it->second;
+  }
+  if (waited >= options.missing_event_file_retry_limit) {
+    return damaged("; still missing after " + std::to_string(waited) + " polls (SMDEBUG_MISSING_EVENT_FILE_RETRY_LIMIT)");
+  }
+  return TrialErrorStatus(TrialError::kStepNotYetAvailable,
+                          "tensor '" + std::string(name) + "' at step " + std::to_string(global_step) + ": " + what +
+                              " (waiting for it)");
+}
+
+bool Trial::Impl::SomethingPending() const {
+  if (!collections_ready || static_cast<int64_t>(workers.size()) < catalog.num_workers()) return true;
+  const std::optional<int64_t> last = catalog.LastKnownStep();
+  return last && *last > catalog.last_complete_step();
 }
 
 StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step,
@@ -413,7 +457,9 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
     }
     StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
     if (!file.ok()) {
-      if (file.status().code() == StatusCode::kNotFound) return Missing(name, global_step, path + " does not exist");
+      if (file.status().code() == StatusCode::kNotFound) {
+        return Missing(name, global_step, entry, location, path, path + " does not exist");
+      }
       return file.status();
     }
     // A large record is read `shift` bytes into its buffer so that its data lands aligned (no
@@ -431,7 +477,7 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
     const std::span<std::byte> record(buffer.get() + shift, length);
     LITMUS_ASSIGN_OR_RETURN(size_t read, (*file)->Read(location.start_idx, record));
     if (read < location.length) {
-      return Missing(name, global_step,
+      return Missing(name, global_step, entry, location, path,
                      path + " holds only " + std::to_string(location.start_idx + read) +
                          " bytes, the index needs " + std::to_string(location.start_idx + location.length));
     }
@@ -561,13 +607,21 @@ Status Trial::Refresh() {
   // §8.4: the marker is checked *before* listing, so every file final before it appeared is seen.
   LITMUS_ASSIGN_OR_RETURN(bool ended,
                           impl.env->FileExists(Env::JoinPath(impl.root, layout::kEndOfJobFile)));
+  ++impl.refreshes;
   LITMUS_RETURN_IF_ERROR(impl.RefreshOnce());
   if (!ended) return OkStatus();
-  impl.end_marker_seen = true;
-  if (impl.options.training_end_delay_refresh_s > 0) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(impl.options.training_end_delay_refresh_s));
+  // What was final before the marker appeared has just been listed. smdebug then sleeps
+  // SMDEBUG_TRAINING_END_DELAY_REFRESH and lists once more; we wait only while something can
+  // still arrive (a step incomplete across the workers, a worker's collections file), with that
+  // delay as the upper bound, and without blocking: the caller's next Refresh lists again.
+  const auto now = std::chrono::steady_clock::now();
+  if (!impl.end_marker_seen) {
+    impl.end_marker_seen = true;
+    impl.end_marker_seen_at = now;
   }
-  LITMUS_RETURN_IF_ERROR(impl.RefreshOnce());
+  const bool expired = now - impl.end_marker_seen_at >=
+                       std::chrono::duration<double>(impl.options.training_end_delay_refresh_s);
+  if (impl.SomethingPending() && !expired) return OkStatus();
   if (!impl.collections_ready) {
     impl.warnings.push_back(impl.root + ": training ended but no collections file exists");
   }

@@ -105,7 +105,7 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
     entry.length = item.length;  // (>= 16: the parser checked; 0 would read as "no raw value")
   }
   for (ShapeEntry& shape : index.shape_payload) {
-    // Kept beside the location, never instead of it (trial-format.md §4.3 [rec]).
+    // Kept beside the location, never instead of it (docs/trial-format.md §4.3 [rec]).
     EntryFor(shape.tensor_name, global_step, file).MutableExtras().shape = std::move(shape.shape);
   }
 }
@@ -172,6 +172,11 @@ std::optional<int64_t> TrialCatalog::FirstStepAtOrAfter(int64_t step) const {
   const auto it = global_to_mode_.lower_bound(step);
   if (it == global_to_mode_.end()) return std::nullopt;
   return it->first;
+}
+
+std::optional<int64_t> TrialCatalog::LastKnownStep() const {
+  if (global_to_mode_.empty()) return std::nullopt;
+  return global_to_mode_.back().first;
 }
 
 StepState TrialCatalog::StepAvailability(int64_t step, Mode mode) const {

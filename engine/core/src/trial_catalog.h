@@ -93,6 +93,8 @@ class TrialCatalog {
   // when it is <= last_complete_step. False for unknown steps.
   bool IsStepComplete(int64_t global_step) const;
   std::optional<int64_t> FirstStepAtOrAfter(int64_t step) const;
+  // The largest known global step, complete or not; nullopt if none.
+  std::optional<int64_t> LastKnownStep() const;
   StepState StepAvailability(int64_t step, Mode mode) const;
 
   std::vector<std::string> TensorNames() const;

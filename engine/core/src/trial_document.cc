@@ -1,12 +1,17 @@
-// BuildTrialDocument: the `litmus inspect --json` document (schema in docs/inspect-json.md).
-// Key order follows the fixtures' expected.json so the two read side by side.
+// WriteTrialDocument: the `litmus inspect --json` document (schema in docs/inspect-json.md),
+// written piece by piece: small values go through nlohmann::json, the document around them is
+// written by hand so that no more than one (tensor, step) record is held at a time. Key order
+// follows the fixtures' expected.json so the two read side by side.
 #include "litmus/engine/trial_document.h"
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "litmus/engine/reductions.h"
 
@@ -103,16 +108,10 @@ Json ValueJson(const Tensor& t, int64_t max_listed) {
   if (t.is_string()) return v;
   v["sha256_le_c_order"] = Sha256Hex(t.bytes());
   if (IsFloating(t.dtype()) || IsComplex(t.dtype())) {
-    int64_t nan = 0, posinf = 0, neginf = 0;
-    for (int64_t i = 0; i < t.num_elements(); ++i) {
-      const std::complex<double> z = t.ElementAsComplex(i);
-      nan += std::isnan(z.real()) || std::isnan(z.imag());
-      posinf += (std::isinf(z.real()) && z.real() > 0) || (std::isinf(z.imag()) && z.imag() > 0);
-      neginf += (std::isinf(z.real()) && z.real() < 0) || (std::isinf(z.imag()) && z.imag() < 0);
-    }
-    v["nan_count"] = nan;
-    v["posinf_count"] = posinf;
-    v["neginf_count"] = neginf;
+    const NonFiniteCounts counts = CountNonFinite(t);
+    v["nan_count"] = counts.nan;
+    v["posinf_count"] = counts.posinf;
+    v["neginf_count"] = counts.neginf;
   }
   return v;
 }
@@ -124,13 +123,28 @@ bool SameValue(const Tensor& a, const Tensor& b) {
          std::equal(a.bytes().begin(), a.bytes().end(), b.bytes().begin());
 }
 
-Json WorkerJson(const Trial& trial, const std::string& name, int64_t step, const TensorEntry& entry,
-                const TrialDocumentOptions& options) {
-  Json w;
-  auto shape = trial.Shape(name, step, Mode::kGlobal, entry.worker);
-  w["shape"] = shape.ok() ? Json(*shape) : ErrorJson(shape.status());
+// What a record read may fail with without being an expected outcome: corruption or a dtype
+// litmus cannot decode. The document stops there (VerifyRecords returns the same errors).
+bool IsDamage(const Status& status) {
+  return status.code() == StatusCode::kDataLoss || status.code() == StatusCode::kUnimplemented;
+}
 
-  auto value = trial.Value(name, step, Mode::kGlobal, entry.worker);
+// tensors.<name>.per_step.<step>.by_worker.<worker>. The raw value is read once and the
+// reductions that are not stored are computed from it in one batch (bit for bit what
+// Trial::Reduction computes, reductions.h), so a tensor is decoded once however large.
+Status WorkerJson(const Trial& trial, const std::string& name, int64_t step, const TensorEntry& entry,
+                  const TrialDocumentOptions& options, Json& w) {
+  const StatusOr<TensorPtr> value = trial.Value(name, step, Mode::kGlobal, entry.worker);
+  if (!value.ok() && !GetTrialError(value.status())) return value.status();
+
+  if (entry.shape) {
+    w["shape"] = *entry.shape;
+  } else if (value.ok()) {
+    w["shape"] = (*value)->shape();
+  } else {
+    auto shape = trial.Shape(name, step, Mode::kGlobal, entry.worker);
+    w["shape"] = shape.ok() ? Json(*shape) : ErrorJson(shape.status());
+  }
   w["value"] = value.ok() ? ValueJson(**value, options.max_listed_values) : ErrorJson(value.status());
 
   auto via_mode = trial.Value(name, entry.mode_step, entry.mode, entry.worker);
@@ -146,12 +160,29 @@ Json WorkerJson(const Trial& trial, const std::string& name, int64_t step, const
   }
   w["saved_reductions"] = std::move(saved);
 
+  // Reductions computed from the value read above: every one that is not stored.
+  std::vector<ReductionRequest> computed_requests;
+  for (layout::Reduction r : layout::kAllReductions) {
+    for (bool abs : {false, true}) {
+      if (value.ok() && !entry.stored_reductions.contains({r, abs})) computed_requests.push_back({r, abs});
+    }
+  }
+  const std::vector<StatusOr<double>> computed =
+      value.ok() ? ComputeReductions(**value, computed_requests) : std::vector<StatusOr<double>>{};
+  size_t next_computed = 0;
+
   Json reductions;
   for (layout::Reduction r : layout::kAllReductions) {
     for (bool abs : {false, true}) {
       std::string key = abs ? "abs_" : "";
       key += layout::ReductionName(r);
-      auto result = trial.Reduction(name, step, r, abs, Mode::kGlobal, entry.worker);
+      StatusOr<double> result = 0.0;
+      if (value.ok() && !entry.stored_reductions.contains({r, abs})) {
+        result = computed[next_computed++];
+      } else {
+        result = trial.Reduction(name, step, r, abs, Mode::kGlobal, entry.worker);
+        if (!result.ok() && IsDamage(result.status())) return result.status();
+      }
       if (result.ok()) {
         reductions[key] = Json{{"value", FloatJson(*result)}, {"dtype", "float64"}, {"shape", Json::array()}};
       } else {
@@ -160,15 +191,36 @@ Json WorkerJson(const Trial& trial, const std::string& name, int64_t step, const
     }
   }
   w["reductions"] = std::move(reductions);
-  return w;
+  return OkStatus();
 }
 
-Json TensorJson(const Trial& trial, const std::string& name, const TrialDocumentOptions& options) {
-  Json t;
-  t["steps"] = trial.TensorSteps(name);
-  const std::vector<int64_t> all_steps = trial.TensorSteps(name, /*include_incomplete=*/true);
-  t["steps_including_incomplete"] = all_steps;
+// tensors.<name>.per_step.<step>; false (nothing to write) if no worker saved the tensor there.
+StatusOr<bool> StepJson(const Trial& trial, const std::string& name, int64_t step,
+                        const TrialDocumentOptions& options, Json& s) {
+  const std::vector<TensorEntry> entries = trial.Entries(name, step);
+  if (entries.empty()) return false;
+  const auto mode = trial.ModeOfGlobalStep(step);
+  s["mode"] = mode ? ModeName(mode->first) : ModeName(entries.front().mode);
+  s["mode_step"] = mode ? mode->second : entries.front().mode_step;
+  Json workers = Json::array();
+  for (const TensorEntry& e : entries) workers.push_back(e.worker);
+  s["workers"] = std::move(workers);
+  Json by_worker;
+  for (const TensorEntry& e : entries) {
+    Json w;
+    LITMUS_RETURN_IF_ERROR(WorkerJson(trial, name, step, e, options, w));
+    by_worker[e.worker] = std::move(w);
+  }
+  s["by_worker"] = std::move(by_worker);
+  return true;
+}
 
+// The tensor's catalog keys (everything but per_step), restricted to the selected steps.
+Json TensorCatalogJson(const SelectedTrial& selected, const std::string& name, const std::vector<int64_t>& all_steps) {
+  const Trial& trial = selected.trial();
+  Json t;
+  t["steps"] = selected.FilterSteps(trial.TensorSteps(name));
+  t["steps_including_incomplete"] = all_steps;
   Json by_mode = Json::object();
   for (int64_t step : all_steps) {
     for (const TensorEntry& entry : trial.Entries(name, step)) {
@@ -179,26 +231,79 @@ Json TensorJson(const Trial& trial, const std::string& name, const TrialDocument
   }
   t["steps_by_mode"] = std::move(by_mode);
   t["original_name"] = nullptr;
-  if (!options.include_values) return t;
-
-  Json per_step = Json::object();
-  for (int64_t step : all_steps) {
-    const std::vector<TensorEntry> entries = trial.Entries(name, step);
-    if (entries.empty()) continue;
-    Json s;
-    const auto mode = trial.ModeOfGlobalStep(step);
-    s["mode"] = mode ? ModeName(mode->first) : ModeName(entries.front().mode);
-    s["mode_step"] = mode ? mode->second : entries.front().mode_step;
-    Json workers = Json::array();
-    for (const TensorEntry& e : entries) workers.push_back(e.worker);
-    s["workers"] = std::move(workers);
-    Json by_worker;
-    for (const TensorEntry& e : entries) by_worker[e.worker] = WorkerJson(trial, name, step, e, options);
-    s["by_worker"] = std::move(by_worker);
-    per_step[std::to_string(step)] = std::move(s);
-  }
-  t["per_step"] = std::move(per_step);
   return t;
+}
+
+std::string Dump(const Json& j) { return j.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace); }
+
+std::vector<std::string> Intersect(const std::vector<std::string>& sorted_a, const std::vector<std::string>& sorted_b) {
+  std::vector<std::string> out;
+  std::set_intersection(sorted_a.begin(), sorted_a.end(), sorted_b.begin(), sorted_b.end(), std::back_inserter(out));
+  return out;
+}
+
+// Writes the document's frame: `{` + one `"key": value` per line + `}`. Objects whose members
+// come one by one (OpenObject ... Member ... CloseObject) put each member on its own line.
+class DocumentWriter {
+ public:
+  explicit DocumentWriter(std::ostream& out) : out_(out) {}
+
+  void Begin() { out_ << '{'; }
+  void End() { out_ << "}\n"; }
+  void Key(std::string_view key) {
+    out_ << (first_key_ ? "" : ",\n") << Dump(Json(std::string(key))) << ": ";
+    first_key_ = false;
+  }
+  void Field(std::string_view key, const Json& value) {
+    Key(key);
+    out_ << Dump(value);
+  }
+  // An object-valued field whose members follow, one per line.
+  void OpenObject(std::string_view key) {
+    Key(key);
+    out_ << '{';
+    first_member_ = true;
+  }
+  void MemberKey(std::string_view key) {
+    out_ << (first_member_ ? "\n" : ",\n") << Dump(Json(std::string(key))) << ": ";
+    first_member_ = false;
+  }
+  void Member(std::string_view key, const Json& value) {
+    MemberKey(key);
+    out_ << Dump(value);
+  }
+  void CloseObject() { out_ << (first_member_ ? "}" : "\n}"); }
+  std::ostream& raw() { return out_; }
+  Status status() const {
+    return out_.good() ? OkStatus() : UnavailableError("cannot write the document (output closed or full)");
+  }
+
+ private:
+  std::ostream& out_;
+  bool first_key_ = true;
+  bool first_member_ = true;
+};
+
+std::string TrialName(const Trial& trial) {
+  std::string name = std::filesystem::path(trial.root()).filename().string();
+  if (name.empty()) name = std::filesystem::path(trial.root()).parent_path().filename().string();
+  return name;
+}
+
+Json SelectionJson(const TrialSelection& s) {
+  Json j;
+  j["tensor_regex"] = s.tensor_regex;
+  j["collections"] = s.collections;
+  j["mode"] = s.mode ? Json(ModeName(*s.mode)) : Json(nullptr);
+  if (s.steps) {
+    const bool open_begin = s.steps->begin == std::numeric_limits<int64_t>::min();
+    const bool open_end = s.steps->end == std::numeric_limits<int64_t>::max();
+    j["steps"] = Json{{"begin", open_begin ? Json(nullptr) : Json(s.steps->begin)},
+                      {"end", open_end ? Json(nullptr) : Json(s.steps->end)}};
+  } else {
+    j["steps"] = nullptr;
+  }
+  return j;
 }
 
 }  // namespace
@@ -208,43 +313,52 @@ std::string ErrorClassName(const Status& status) {
   return std::string(StatusCodeName(status.code()));
 }
 
-Status VerifyAllRecords(const Trial& trial) {
-  for (const std::string& name : trial.TensorNames()) {
-    for (int64_t step : trial.TensorSteps(name, /*include_incomplete=*/true)) {
+DamageReport FindDamagedRecords(const SelectedTrial& selected, size_t max_listed) {
+  const Trial& trial = selected.trial();
+  DamageReport report;
+  const auto damaged = [&](const Status& status) {
+    ++report.count;
+    if (report.listed.size() < max_listed) report.listed.push_back(status);
+    return report.listed.size() >= max_listed && max_listed == 1;  // VerifyRecords: the first is enough
+  };
+  for (const std::string& name : selected.tensor_names()) {
+    for (int64_t step : selected.FilterSteps(trial.TensorSteps(name, /*include_incomplete=*/true))) {
       for (const TensorEntry& entry : trial.Entries(name, step)) {
         if (entry.location) {
           auto value = trial.Value(name, step, Mode::kGlobal, entry.worker);
-          if (!value.ok() && !GetTrialError(value.status())) return value.status();
+          if (!value.ok() && !GetTrialError(value.status()) && damaged(value.status())) return report;
         }
         for (const auto& [key, location] : entry.stored_reductions) {
           auto r = trial.Reduction(name, step, key.first, key.second, Mode::kGlobal, entry.worker);
-          if (!r.ok() && (r.status().code() == StatusCode::kDataLoss ||
-                          r.status().code() == StatusCode::kUnimplemented)) {
-            return r.status();
-          }
+          if (!r.ok() && IsDamage(r.status()) && damaged(r.status())) return report;
         }
       }
+      trial.Release({{name, step}});
     }
   }
-  return OkStatus();
+  return report;
 }
 
-StatusOr<std::string> BuildTrialDocument(const Trial& trial, const TrialDocumentOptions& options) {
-  if (options.include_values) LITMUS_RETURN_IF_ERROR(VerifyAllRecords(trial));
-  Json doc;
-  doc["trial"] = std::filesystem::path(trial.root()).filename().string();
-  if (doc["trial"].get<std::string>().empty()) {
-    doc["trial"] = std::filesystem::path(trial.root()).parent_path().filename().string();
-  }
-  doc["training_job_end_marker_present"] = trial.end_marker_seen();
-  doc["steps"] = trial.Steps();
-  doc["steps_including_incomplete"] = trial.Steps(Mode::kGlobal, true);
-  doc["loaded_all_steps"] = trial.loaded_all_steps();
-  doc["workers"] = trial.workers();
-  doc["num_workers_from_collections"] = trial.num_workers();
-  doc["last_complete_step"] = trial.last_complete_step();
+Status VerifyRecords(const SelectedTrial& selected) {
+  const DamageReport report = FindDamagedRecords(selected, 1);
+  return report.listed.empty() ? OkStatus() : report.listed.front();
+}
 
-  Json modes;
+Status WriteTrialDocument(const SelectedTrial& selected, const TrialDocumentOptions& options, std::ostream& out) {
+  const Trial& trial = selected.trial();
+  DocumentWriter doc(out);
+  doc.Begin();
+  doc.Field("trial", TrialName(trial));
+  if (!selected.selection().SelectsEverything()) doc.Field("selection", SelectionJson(selected.selection()));
+  doc.Field("training_job_end_marker_present", trial.end_marker_seen());
+  doc.Field("steps", trial.Steps());
+  doc.Field("steps_including_incomplete", trial.Steps(Mode::kGlobal, true));
+  doc.Field("loaded_all_steps", trial.loaded_all_steps());
+  doc.Field("workers", trial.workers());
+  doc.Field("num_workers_from_collections", trial.num_workers());
+  doc.Field("last_complete_step", trial.last_complete_step());
+
+  doc.OpenObject("modes");
   for (Mode mode : kAllModes) {
     Json m;
     const std::vector<int64_t> mode_steps = trial.Steps(mode);
@@ -256,9 +370,9 @@ StatusOr<std::string> BuildTrialDocument(const Trial& trial, const TrialDocument
     }
     m["global_steps"] = std::move(global);
     m["mode_steps_including_incomplete"] = trial.Steps(mode, true);
-    modes[std::string(ModeName(mode))] = std::move(m);
+    doc.Member(ModeName(mode), m);
   }
-  doc["modes"] = std::move(modes);
+  doc.CloseObject();
 
   Json step_to_mode = Json::object();
   for (int64_t g : trial.Steps(Mode::kGlobal, true)) {
@@ -266,10 +380,11 @@ StatusOr<std::string> BuildTrialDocument(const Trial& trial, const TrialDocument
       step_to_mode[std::to_string(g)] = Json::array({ModeName(m->first), m->second});
     }
   }
-  doc["global_step_to_mode"] = std::move(step_to_mode);
+  doc.Field("global_step_to_mode", step_to_mode);
+  step_to_mode = nullptr;
 
-  const std::vector<std::string> names = trial.TensorNames();
-  doc["tensor_names"] = names;
+  const std::vector<std::string>& names = selected.tensor_names();
+  doc.Field("tensor_names", names);
   Json by_mode;
   for (Mode mode : kAllModes) {
     // smdebug raises KeyError for a mode it never saw (GLOBAL always exists).
@@ -277,15 +392,25 @@ StatusOr<std::string> BuildTrialDocument(const Trial& trial, const TrialDocument
       by_mode[std::string(ModeName(mode))] = Json{{"error", "KeyError"}};
     } else {
       by_mode[std::string(ModeName(mode))] =
-          mode == Mode::kGlobal ? Json(names) : Json(trial.TensorNamesForMode(mode));
+          mode == Mode::kGlobal ? Json(names) : Json(Intersect(trial.TensorNamesForMode(mode), names));
     }
   }
-  doc["tensor_names_by_mode"] = std::move(by_mode);
-  Json by_step = Json::object();
-  for (int64_t g : trial.Steps(Mode::kGlobal, true)) by_step[std::to_string(g)] = trial.TensorNamesAtStep(g);
-  doc["tensor_names_by_step"] = std::move(by_step);
+  doc.Field("tensor_names_by_mode", by_mode);
+  by_mode = nullptr;
 
-  Json collections = Json::object();
+  doc.OpenObject("tensor_names_by_step");
+  for (int64_t g : selected.steps()) {
+    std::vector<std::string> at_step = trial.TensorNamesAtStep(g);
+    if (!selected.selection().SelectsEverything()) {
+      std::sort(at_step.begin(), at_step.end());
+      at_step = Intersect(at_step, names);
+    }
+    doc.Member(std::to_string(g), at_step);
+  }
+  doc.CloseObject();
+  LITMUS_RETURN_IF_ERROR(doc.status());
+
+  doc.OpenObject("collections");
   for (const auto& [name, c] : trial.collections()) {
     Json j;
     j["tensor_names"] = c.tensor_names;
@@ -299,14 +424,45 @@ StatusOr<std::string> BuildTrialDocument(const Trial& trial, const TrialDocument
     } else {
       j["reduction_config"] = nullptr;
     }
-    collections[name] = std::move(j);
+    doc.Member(name, j);
   }
-  doc["collections"] = std::move(collections);
+  doc.CloseObject();
 
-  Json tensors = Json::object();
-  for (const std::string& name : names) tensors[name] = TensorJson(trial, name, options);
-  doc["tensors"] = std::move(tensors);
-  return doc.dump(options.indent, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+  // tensors: per tensor one line with its catalog, then (with values) one line per step record.
+  doc.OpenObject("tensors");
+  for (const std::string& name : names) {
+    const std::vector<int64_t> all_steps = selected.FilterSteps(trial.TensorSteps(name, /*include_incomplete=*/true));
+    doc.MemberKey(name);
+    std::string catalog = Dump(TensorCatalogJson(selected, name, all_steps));
+    if (!options.include_values) {
+      doc.raw() << catalog;
+      continue;
+    }
+    catalog.pop_back();  // the closing brace: per_step follows
+    doc.raw() << catalog << ", \"per_step\": {";
+    bool first_step = true;
+    for (int64_t step : all_steps) {
+      Json s;
+      StatusOr<bool> written = StepJson(trial, name, step, options, s);
+      trial.Release({{name, step}});  // decoded values are not needed again
+      LITMUS_RETURN_IF_ERROR(written.status());
+      if (!*written) continue;
+      doc.raw() << (first_step ? "\n" : ",\n") << Dump(Json(std::to_string(step))) << ": " << Dump(s);
+      first_step = false;
+      LITMUS_RETURN_IF_ERROR(doc.status());
+    }
+    doc.raw() << "}}";
+  }
+  doc.CloseObject();
+  doc.End();
+  out.flush();
+  return doc.status();
+}
+
+StatusOr<std::string> BuildTrialDocument(const Trial& trial, const TrialDocumentOptions& options) {
+  std::ostringstream out;
+  LITMUS_RETURN_IF_ERROR(WriteTrialDocument(SelectedTrial::All(trial), options, out));
+  return out.str();
 }
 
 }  // namespace litmus

@@ -1,4 +1,4 @@
-// BuildTrialSummary: the default, human-readable output of `litmus inspect`.
+// BuildTrialSummary: the default, human-readable output of `litmus inspect`, and CompactSteps.
 #include "litmus/engine/trial_summary.h"
 
 #include <algorithm>
@@ -9,22 +9,6 @@
 
 namespace litmus {
 namespace {
-
-// "0-5, 8-13, 20" for a sorted list of steps; "none" when empty.
-std::string Ranges(const std::vector<int64_t>& steps) {
-  if (steps.empty()) return "none";
-  std::ostringstream out;
-  size_t i = 0;
-  while (i < steps.size()) {
-    size_t j = i;
-    while (j + 1 < steps.size() && steps[j + 1] == steps[j] + 1) ++j;
-    if (i > 0) out << ", ";
-    out << steps[i];
-    if (j > i) out << "-" << steps[j];
-    i = j + 1;
-  }
-  return out.str();
-}
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string s = "(";
@@ -45,9 +29,64 @@ std::string Join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
+// One arithmetic run of steps: first, first + stride, ..., last.
+struct Run {
+  int64_t first = 0, last = 0, stride = 1;
+};
+
+std::string RunText(const Run& run) {
+  if (run.first == run.last) return std::to_string(run.first);
+  std::string text = std::to_string(run.first) + "-" + std::to_string(run.last);
+  if (run.stride != 1) text += " every " + std::to_string(run.stride);
+  return text;
+}
+
+// Greedy: each run extends as long as the stride stays the same. A run of two steps is kept
+// only when they are consecutive ("4-5"); otherwise the first is a single and the second starts
+// the next run ("3, 7-15 every 4" rather than "3-7 every 4, 11-15 every 4").
+std::vector<Run> Runs(const std::vector<int64_t>& steps) {
+  std::vector<Run> runs;
+  size_t i = 0;
+  while (i < steps.size()) {
+    Run run{steps[i], steps[i], 1};
+    if (i + 1 < steps.size()) {
+      const int64_t stride = steps[i + 1] - steps[i];
+      size_t j = i + 1;
+      while (j + 1 < steps.size() && steps[j + 1] - steps[j] == stride) ++j;
+      if (j > i + 1 || stride == 1) {
+        run = {steps[i], steps[j], stride};
+        i = j;
+      }
+    }
+    runs.push_back(run);
+    ++i;
+  }
+  return runs;
+}
+
 }  // namespace
 
-std::string BuildTrialSummary(const Trial& trial) {
+std::string CompactSteps(const std::vector<int64_t>& steps, size_t max_runs) {
+  if (steps.empty()) return "none";
+  const std::vector<Run> runs = Runs(steps);
+  std::string out;
+  const auto add = [&out](const std::string& text) {
+    if (!out.empty()) out += ", ";
+    out += text;
+  };
+  if (runs.size() <= std::max<size_t>(max_runs, 3)) {
+    for (const Run& run : runs) add(RunText(run));
+    return out;
+  }
+  const size_t head = std::max<size_t>(max_runs, 3) - 2;
+  for (size_t i = 0; i < head; ++i) add(RunText(runs[i]));
+  add("...");
+  add(RunText(runs.back()));
+  return out + " (" + std::to_string(runs.size()) + " ranges)";
+}
+
+std::string BuildTrialSummary(const SelectedTrial& selected) {
+  const Trial& trial = selected.trial();
   std::ostringstream out;
   out << "trial: " << trial.root() << "\n";
   if (!trial.collections_ready()) {
@@ -65,10 +104,15 @@ std::string BuildTrialSummary(const Trial& trial) {
   std::vector<int64_t> incomplete;
   std::set_difference(all.begin(), all.end(), complete.begin(), complete.end(),
                       std::back_inserter(incomplete));
-  out << "steps: " << complete.size() << " complete (" << Ranges(complete) << "), last complete step "
-      << trial.last_complete_step() << "; incomplete: " << Ranges(incomplete) << "\n";
-  for (int64_t step : incomplete) {
-    out << "  step " << step << " written by " << Join(trial.WorkersForStep(step), ", ") << " only\n";
+  out << "steps: " << complete.size() << " complete (" << CompactSteps(complete) << "), last complete step "
+      << trial.last_complete_step() << "; incomplete: " << CompactSteps(incomplete) << "\n";
+  constexpr size_t kListedIncomplete = 5;
+  for (size_t i = 0; i < incomplete.size() && i < kListedIncomplete; ++i) {
+    out << "  step " << incomplete[i] << " written by " << Join(trial.WorkersForStep(incomplete[i]), ", ")
+        << " only\n";
+  }
+  if (incomplete.size() > kListedIncomplete) {
+    out << "  ... and " << incomplete.size() - kListedIncomplete << " more incomplete steps\n";
   }
 
   out << "modes:\n";
@@ -92,7 +136,7 @@ std::string BuildTrialSummary(const Trial& trial) {
       global = own;
     }
     out << "  " << ModeName(mode) << ": " << global.size() << " steps, mode steps "
-        << Ranges(mode == Mode::kGlobal ? global : mode_steps) << " -> global steps " << Ranges(global) << "\n";
+        << CompactSteps(mode == Mode::kGlobal ? global : mode_steps) << " -> global steps " << CompactSteps(global) << "\n";
   }
 
   // Collections per tensor.
@@ -108,16 +152,24 @@ std::string BuildTrialSummary(const Trial& trial) {
   }
   out << "\n";
 
-  const std::vector<std::string> names = trial.TensorNames();
-  out << "tensors: " << names.size() << "\n";
+  const std::vector<std::string>& names = selected.tensor_names();
+  if (selected.selection().SelectsEverything()) {
+    out << "tensors: " << names.size() << "\n";
+  } else {
+    out << "selection: " << selected.selection().Describe() << "\n";
+    out << "tensors: " << names.size() << " of " << trial.TensorNames().size() << " selected; steps selected: "
+        << selected.steps().size() << " (" << CompactSteps(selected.steps()) << ")\n";
+    if (names.empty()) return out.str();
+  }
   size_t width = 4;
   for (const auto& n : names) width = std::max(width, n.size());
   out << "  " << std::string("NAME") << std::string(width - 4 + 2, ' ') << "DTYPE       SHAPE           STEPS  COLLECTIONS\n";
   for (const auto& name : names) {
-    const std::vector<int64_t> steps = trial.TensorSteps(name, true);
+    const std::vector<int64_t> steps = selected.FilterSteps(trial.TensorSteps(name, true));
     std::string dtype = "?", shape = "?";
     if (!steps.empty()) {
       auto value = trial.Value(name, steps.back());
+      trial.Release({{name, steps.back()}});  // (the TensorPtr keeps it alive for this line)
       if (value.ok()) {
         const Tensor& t = **value;
         dtype = t.is_string() ? "str" : std::string(DTypeName(t.dtype()));

@@ -1,4 +1,4 @@
-// CheckInputImages (builtin-rules.md §3.14) through the real `litmus run`: channel means
+// CheckInputImages (docs/rules/CheckInputImages.md) through the real `litmus run`: channel means
 // accumulated across steps until threshold_samples images, each parameter (threshold_mean,
 // threshold_samples, regex, channel), unusable tensors, missing tensors and invalid parameters.
 #include <gtest/gtest.h>

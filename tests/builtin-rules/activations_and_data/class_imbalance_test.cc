@@ -1,4 +1,4 @@
-// ClassImbalance (builtin-rules.md §3.16) through the real `litmus run`: the spec's [TEST] vector,
+// ClassImbalance (docs/rules/ClassImbalance.md) through the real `litmus run`: the spec's [TEST] vector,
 // accumulation across steps up to `samples`, imbalance and misprediction thresholds, argmax vs
 // rounding, pairing of several tensors by sorted name, the regex parameters, missing tensors,
 // unusable data and invalid parameters.

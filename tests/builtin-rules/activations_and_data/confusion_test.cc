@@ -1,4 +1,4 @@
-// Confusion (builtin-rules.md §3.17) through the real `litmus run`: the spec's four [TEST] cases,
+// Confusion (docs/rules/Confusion.md) through the real `litmus run`: the spec's four [TEST] cases,
 // the column-normalised decision, category_no (None/empty = unset, out-of-range ids skip the step
 // with a warning), tensor resolution by name then collection, missing tensors, unusable data and
 // invalid parameters.

@@ -1,4 +1,4 @@
-// DeadRelu (builtin-rules.md §3.13) through the real `litmus run`: firing step, quiet trials, each
+// DeadRelu (docs/rules/DeadRelu.md) through the real `litmus run`: firing step, quiet trials, each
 // parameter, rank-1 layers, dtypes, missing tensors and invalid parameters.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// NLPSequenceRatio (builtin-rules.md §3.15) through the real `litmus run`: firing step, quiet
+// NLPSequenceRatio (docs/rules/NLPSequenceRatio.md) through the real `litmus run`: firing step, quiet
 // trials, token_values / token_thresholds_percent pairing (shorter thresholds reuse the last,
 // longer ones are cut, with a warning), tensor_regex, dtypes, missing tensors, invalid parameters.
 #include <gtest/gtest.h>

@@ -3,6 +3,7 @@
 // default, and one `litmus run --config` YAML job runs several of the rules on one trial.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <sstream>
 
 #include "rule_test_support.h"
@@ -33,14 +34,14 @@ TEST(ActivationsAndDataPlugin, ListsItsRules) {
   }
 }
 
-// Every key of builtin-rules.md §3.12-3.17 with its type and default.
+// Every key of the rule pages (docs/rules/SaturatedActivation.md ... Confusion.md) with its type and default.
 TEST(ActivationsAndDataPlugin, DescribesEveryParameterWithTypeAndDefault) {
   const std::map<std::string, std::vector<std::vector<std::string>>> expected = {
       {"SaturatedActivation",
-       {{"collection_names", "list", "\"\""},
+       {{"collection_names", "list", "(empty list)"},
         {"tensor_regex", "list", ".*tanh_input|.*sigmoid_input"},
-        {"threshold_tanh", "list", "\"\""},
-        {"threshold_sigmoid", "list", "\"\""},
+        {"threshold_tanh", "list", "(empty list)"},
+        {"threshold_sigmoid", "list", "(empty list)"},
         {"threshold_tanh_min", "float", "-9.4999"},
         {"threshold_tanh_max", "float", "9.4999"},
         {"threshold_sigmoid_min", "float", "-23"},
@@ -80,10 +81,17 @@ TEST(ActivationsAndDataPlugin, DescribesEveryParameterWithTypeAndDefault) {
     const ProcessResult result = RunProcess({LitmusBinary(), "rules", rule});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     for (const std::vector<std::string>& param : params) {
-      std::istringstream words(ParamLine(result.out, param[0]));
-      std::string key, type, default_value, description;
-      words >> key >> type >> default_value;
-      std::getline(words, description);
+      // Columns are separated by two or more spaces (a default may hold one: "(empty list)").
+      const std::string line = ParamLine(result.out, param[0]);
+      std::vector<std::string> cells;
+      const std::regex gap(" {2,}");
+      const size_t start = line.find_first_not_of(' ');
+      const std::string body = start == std::string::npos ? "" : line.substr(start);
+      for (std::sregex_token_iterator it(body.begin(), body.end(), gap, -1), end; it != end; ++it) cells.push_back(*it);
+      cells.resize(4);
+      const std::string& type = cells[1];
+      const std::string& default_value = cells[2];
+      const std::string& description = cells[3];
       EXPECT_EQ(type, param[1]) << rule << " " << param[0] << "\n" << result.out;
       EXPECT_EQ(default_value, param[2]) << rule << " " << param[0] << "\n" << result.out;
       EXPECT_GT(description.size(), 10u) << rule << " " << param[0] << " has no description";

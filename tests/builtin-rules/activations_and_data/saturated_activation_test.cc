@@ -1,4 +1,4 @@
-// SaturatedActivation (builtin-rules.md §3.12) through the real `litmus run`: firing step, quiet
+// SaturatedActivation (docs/rules/SaturatedActivation.md) through the real `litmus run`: firing step, quiet
 // trials, tanh vs sigmoid ranges, the DOC-2020 tuple keys against the split keys, each parameter,
 // missing tensors and invalid parameters.
 #include <gtest/gtest.h>
@@ -142,7 +142,7 @@ TEST_F(SaturatedActivationTest, CollectionNames) {
   // Union: the default regex still selects a saturated layer1 next to the collection.
   const auto both = Write({{Healthy("block_tanh_pre"), Saturated(kSigmoid, 30.0)}}, {acts});
   EXPECT_EQ(Exit(both, {"collection_names=my_activations"}), 1);
-  // "None" means not set, so the default regex still applies (builtin-rules.md §1.2); a regex that
+  // "None" means not set, so the default regex still applies (docs/rules/semantics.md §1.2); a regex that
   // matches nothing leaves the collection alone.
   EXPECT_EQ(Exit(both, {"collection_names=my_activations", "tensor_regex=None"}), 1);
   EXPECT_EQ(Exit(both, {"collection_names=my_activations", "tensor_regex=^no_such_tensor$"}), 0);

@@ -1,4 +1,4 @@
-// AllZero (builtin-rules.md §3.8) through the real `litmus run`: the first step where a tensor is
+// AllZero (docs/rules/AllZero.md) through the real `litmus run`: the first step where a tensor is
 // zero, the >= comparison against the percentage threshold, selection, dtypes, bad parameters.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

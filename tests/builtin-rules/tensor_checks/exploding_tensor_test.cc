@@ -1,4 +1,4 @@
-// ExplodingTensor (builtin-rules.md §3.2) through the real `litmus run`: the spec's [TEST] vectors,
+// ExplodingTensor (docs/rules/ExplodingTensor.md) through the real `litmus run`: the spec's [TEST] vectors,
 // NaN vs infinity with only_nan, tensor selection, saved reductions, and agreement with smdebug's
 // verdicts recorded in the fixtures (ExplodingTensorRule = every tensor saved at the step).
 #include <gmock/gmock.h>

@@ -29,16 +29,16 @@ const std::vector<std::pair<std::string, std::vector<ParamRow>>>& RuleTable() {
   static const auto* table = new std::vector<std::pair<std::string, std::vector<ParamRow>>>{
       {"VanishingGradient", {{"threshold", "float", "0.0000001"}}},
       {"ExplodingTensor",
-       {{"collection_names", "list", "\"\""}, {"tensor_regex", "list", "\"\""}, {"only_nan", "bool", "False"}}},
-      {"AllZero", {{"collection_names", "list", "\"\""}, {"tensor_regex", "list", "\"\""}, {"threshold", "float", "100"}}},
+       {{"collection_names", "list", "(empty list)"}, {"tensor_regex", "list", "(empty list)"}, {"only_nan", "bool", "False"}}},
+      {"AllZero", {{"collection_names", "list", "(empty list)"}, {"tensor_regex", "list", "(empty list)"}, {"threshold", "float", "100"}}},
       {"TensorVariance",
-       {{"collection_names", "list", "\"\""},
-        {"tensor_regex", "list", "\"\""},
+       {{"collection_names", "list", "(empty list)"},
+        {"tensor_regex", "list", "(empty list)"},
         {"max_threshold", "float", "None"},
         {"min_threshold", "float", "None"}}},
       {"UnchangedTensor",
-       {{"collection_names", "list", "\"\""},
-        {"tensor_regex", "list", "\"\""},
+       {{"collection_names", "list", "(empty list)"},
+        {"tensor_regex", "list", "(empty list)"},
         {"num_steps", "int", "3"},
         {"rtol", "float", "1e-05"},
         {"atol", "float", "1e-08"},
@@ -48,7 +48,7 @@ const std::vector<std::pair<std::string, std::vector<ParamRow>>>& RuleTable() {
         {"large_threshold", "float", "10.0"},
         {"small_threshold", "float", "0.00000001"},
         {"epsilon", "float", "0.000000001"}}},
-      {"SimilarAcrossRuns", {{"collection_names", "list", "\"\""}, {"tensor_regex", "list", "\"\""}}},
+      {"SimilarAcrossRuns", {{"collection_names", "list", "(empty list)"}, {"tensor_regex", "list", "(empty list)"}}},
   };
   return *table;
 }
@@ -70,7 +70,7 @@ TEST(TensorChecksPlugin, RulesNameShowsEveryParameterWithTypeDefaultAndMeaning) 
     for (const ParamRow& p : params) {
       std::string default_pattern;  // the default, its regex metacharacters escaped
       for (const char c : p.default_value) {
-        if (c == '.' || c == '"') default_pattern += '\\';
+        if (c == '.' || c == '"' || c == '(' || c == ')') default_pattern += '\\';
         default_pattern += c;
       }
       // key, type, default and a non-empty meaning on one line.

@@ -1,4 +1,4 @@
-// SimilarAcrossRuns (builtin-rules.md §3.6) through the real `litmus run` with two trials: equal
+// SimilarAcrossRuns (docs/rules/SimilarAcrossRuns.md) through the real `litmus run` with two trials: equal
 // runs, a difference at one step, the tolerances, shapes, tensors missing from the other trial,
 // selection, the other trial from RuleParameters, and the error without another trial.
 #include <gmock/gmock.h>

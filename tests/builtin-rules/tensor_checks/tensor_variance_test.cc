@@ -1,4 +1,4 @@
-// TensorVariance (builtin-rules.md §3.10) through the real `litmus run`: population variance
+// TensorVariance (docs/rules/TensorVariance.md) through the real `litmus run`: population variance
 // against max_threshold / min_threshold (strict), neither set, saved reductions, bad parameters.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

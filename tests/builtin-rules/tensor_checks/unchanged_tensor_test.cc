@@ -1,4 +1,4 @@
-// UnchangedTensor (builtin-rules.md §3.9) through the real `litmus run`: the spec's [TEST] vectors
+// UnchangedTensor (docs/rules/UnchangedTensor.md) through the real `litmus run`: the spec's [TEST] vectors
 // with start/end steps, the window of saved steps, num_steps, the tolerances, equal_nan, shapes
 // and bad parameters.
 #include <gmock/gmock.h>

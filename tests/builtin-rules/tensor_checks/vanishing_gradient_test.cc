@@ -1,4 +1,4 @@
-// VanishingGradient (builtin-rules.md §3.1) through the real `litmus run`: the first step where a
+// VanishingGradient (docs/rules/VanishingGradient.md) through the real `litmus run`: the first step where a
 // gradient's mean |g| is strictly below threshold, every gradient checked, EVAL steps without
 // gradients, saved reductions, and bad parameters.
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// WeightUpdateRatio (builtin-rules.md §3.7) through the real `litmus run`: too small and too large
+// WeightUpdateRatio (docs/rules/WeightUpdateRatio.md) through the real `litmus run`: too small and too large
 // updates, TRAIN steps only when the trial has them, the num_steps window, epsilon, the
 // thresholds, and bad parameters.
 #include <gmock/gmock.h>

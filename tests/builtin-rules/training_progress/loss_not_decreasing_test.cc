@@ -1,4 +1,4 @@
-// LossNotDecreasing (builtin-rules.md §3.3) through the real binary: the spec's [TEST] vector,
+// LossNotDecreasing (docs/rules/LossNotDecreasing.md) through the real binary: the spec's [TEST] vector,
 // cadence and baseline, each parameter, the EVAL -> TRAIN -> GLOBAL mode search, the fallback to
 // every scalar tensor, and bad values.
 #include <gmock/gmock.h>
@@ -30,7 +30,7 @@ std::vector<int64_t> Range(int64_t from, int64_t to, int64_t by = 1) {
   return out;
 }
 
-// The 2019 smdebug test (builtin-rules.md §3.3 [TEST]): loss_0 and loss_1 at 0, 4, 8, ... with
+// The 2019 smdebug test (docs/rules/LossNotDecreasing.md [TEST]): loss_0 and loss_1 at 0, 4, 8, ... with
 // values 0.3, 0.33, 0.31, 0.30, 0.28, 0.2, 0.42.
 void WriteSpecVector(const TempDir& dir) {
   TrialBuilder trial(dir.path());
@@ -242,7 +242,7 @@ TEST(LossNotDecreasing, InvalidValuesAreConfigErrors) {
   }
 }
 
-// builtin-rules.md §1.8: DOC-2020's misspelled nym_steps is warned about, not aliased.
+// docs/rules/semantics.md §1.8: DOC-2020's misspelled nym_steps is warned about, not aliased.
 TEST(LossNotDecreasing, MisspelledKeyIsWarnedAbout) {
   TempDir dir;
   WriteSpecVector(dir);

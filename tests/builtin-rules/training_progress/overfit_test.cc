@@ -1,4 +1,4 @@
-// Overfit (builtin-rules.md §3.4) through the real binary: TRAIN/EVAL phases, patience,
+// Overfit (docs/rules/Overfit.md) through the real binary: TRAIN/EVAL phases, patience,
 // ratio_threshold, start_step (also as the job-level key), XGBoost's paired train-/validation-
 // names in a trial without modes, and missing or wrong-mode data.
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// Overtraining (builtin-rules.md §3.5) through the real binary: best-so-far counters per series,
+// Overtraining (docs/rules/Overtraining.md) through the real binary: best-so-far counters per series,
 // patience_train / patience_validation / delta, XGBoost's paired names, missing data.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
-// PoorWeightInitialization (builtin-rules.md §3.11) through the real binary: each of the three
-// checks alone, each parameter, the `steps` window, TRAIN-only loss history, and missing data.
+// PoorWeightInitialization (docs/rules/PoorWeightInitialization.md) through the real binary: each
+// of the three checks alone, each parameter, the `steps` window, TRAIN-only loss history, and
+// missing data.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -49,7 +49,7 @@ class TrainingProgressAbiTest : public ::testing::Test {
 };
 
 TEST_F(TrainingProgressAbiTest, OnlyStalledTrainingRulePolls) {
-  EXPECT_EQ(api_->abi_minor, 1u);
+  EXPECT_EQ(api_->abi_minor, static_cast<uint32_t>(LITMUS_ABI_MINOR));
   EXPECT_NE(stalled_->on_poll, nullptr);
   for (const char* name : {"LossNotDecreasing", "Overfit", "Overtraining", "PoorWeightInitialization"}) {
     const litmus_rule_descriptor_t* rule = FindRule(api_, name);

@@ -1,4 +1,4 @@
-// StalledTrainingRule (builtin-rules.md §3.20) through the real binary: a trial that stops
+// StalledTrainingRule (docs/rules/StalledTrainingRule.md) through the real binary: a trial that stops
 // growing fires at its last step, one that keeps growing and then ends does not, one that never
 // appears fires at step 0; stop_training_on_fire registers a StopTraining action.
 #include <gmock/gmock.h>

@@ -113,8 +113,8 @@ TEST(S3Urls, AddressingStylesAndEncoding) {
   EXPECT_EQ(transport.seen[0].url, "https://bucket.s3.eu-west-1.amazonaws.com/a%20b/c%2Bd");
   EXPECT_EQ(transport.seen[1].url, "https://s3.eu-west-1.amazonaws.com/my.bucket/k");
   EXPECT_EQ(transport.seen[2].url,
-            "https://bucket.s3.eu-west-1.amazonaws.com/?list-type=2&max-keys=1000&prefix=trial%2Findex%2F"
-            "&start-after=trial%2Findex%2F000000000%2F000000000007");
+            "https://bucket.s3.eu-west-1.amazonaws.com/?list-type=2&encoding-type=url&max-keys=1000"
+            "&prefix=trial%2Findex%2F&start-after=trial%2Findex%2F000000000%2F000000000007");
   EXPECT_EQ(transport.seen[3].url, "http://127.0.0.1:7480/bucket/a%20b/c");
 }
 

@@ -58,6 +58,22 @@ TEST(CurlTransport, SendsMethodHeadersAndBody) {
   EXPECT_EQ(seen[2].method, "HEAD");
 }
 
+// S3 keys may hold dot segments ("a/./b/../c"); the path must reach the server as it was signed.
+TEST(CurlTransport, SendsThePathAsGiven) {
+  std::mutex mu;
+  std::vector<std::string> targets;
+  LocalHttpServer server([&](const ServedRequest& request) {
+    std::lock_guard<std::mutex> lock(mu);
+    targets.push_back(request.target);
+    return ServedResponse{.status = 200, .headers = {}, .body = "", .delay = {}, .drop_connection = false};
+  });
+  auto transport = NewCurlTransport();
+  const std::string path = "/b/a/./b/../c//d%2B%20%C3%A9";
+  ASSERT_TRUE(transport->Send({.method = "GET", .url = server.url() + path, .headers = {}, .body = ""}).ok());
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(targets, std::vector<std::string>{path});
+}
+
 TEST(CurlTransport, RangedAnswersGoStraightIntoTheCallersBuffer) {
   LocalHttpServer server([](const ServedRequest& request) {
     const int status = request.target == "/whole" ? 200 : 206;

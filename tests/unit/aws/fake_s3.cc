@@ -31,6 +31,7 @@ std::string Decode(std::string_view text) {
   return out;
 }
 
+// As S3 escapes text in its XML: the five predefined entities; other bytes (UTF-8) as they are.
 std::string XmlEscape(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -38,9 +39,19 @@ std::string XmlEscape(std::string_view text) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
       default: out += c;
     }
   }
+  return out;
+}
+
+// A key as AWS S3 writes it under encoding-type=url: percent-encoded but for unreserved bytes and
+// '/', with a space as '+' (measured on AWS; radosgw writes %20, which decodes the same).
+std::string UrlEncodeKey(std::string_view key) {
+  std::string out;
+  for (const char& c : key) out += c == ' ' ? std::string("+") : aws::UriEncode({&c, 1}, /*keep_slash=*/true);
   return out;
 }
 
@@ -67,6 +78,11 @@ std::string HeaderOf(const aws::HttpRequest& request, std::string_view name) {
 void FakeS3::CreateBucket(const std::string& bucket) {
   std::lock_guard<std::mutex> lock(mu_);
   buckets_[bucket];
+}
+
+void FakeS3::set_url_encoding_supported(bool supported) {
+  std::lock_guard<std::mutex> lock(mu_);
+  url_encoding_supported_ = supported;
 }
 
 void FakeS3::PutObject(const std::string& bucket, const std::string& key, std::string content) {
@@ -157,6 +173,8 @@ aws::HttpResponse FakeS3::Handle(const aws::HttpRequest& request) {
     std::string after = params["start-after"];
     if (params.contains("continuation-token")) after = params["continuation-token"];
     const int max_keys = params.contains("max-keys") ? std::stoi(params["max-keys"]) : 1000;
+    const bool url_encoded = url_encoding_supported_ && params["encoding-type"] == "url";
+    auto key_text = [&](const std::string& k) { return url_encoded ? UrlEncodeKey(k) : XmlEscape(k); };
     std::string contents;
     int n = 0;
     bool truncated = false;
@@ -170,16 +188,18 @@ aws::HttpResponse FakeS3::Handle(const aws::HttpRequest& request) {
         truncated = true;
         break;
       }
-      contents += "<Contents><Key>" + XmlEscape(it->first) + "</Key><Size>" + std::to_string(it->second.size()) +
+      contents += "<Contents><Key>" + key_text(it->first) + "</Key><Size>" + std::to_string(it->second.size()) +
                   "</Size><StorageClass>STANDARD</StorageClass></Contents>";
       last = it->first;
       ++n;
     }
-    std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>" + bucket +
-                       "</Name><Prefix>" + XmlEscape(prefix) + "</Prefix><KeyCount>" + std::to_string(n) +
+    std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+                       "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>" + bucket +
+                       "</Name><Prefix>" + key_text(prefix) + "</Prefix><KeyCount>" + std::to_string(n) +
                        "</KeyCount><MaxKeys>" + std::to_string(max_keys) + "</MaxKeys><IsTruncated>" +
                        (truncated ? "true" : "false") + "</IsTruncated>" + contents;
     if (truncated) body += "<NextContinuationToken>" + XmlEscape(last) + "</NextContinuationToken>";
+    if (url_encoded) body += "<EncodingType>url</EncodingType>";
     body += "</ListBucketResult>";
     return {.status = 200, .headers = {{"content-type", "application/xml"}}, .body = body};
   }

@@ -391,6 +391,38 @@ TEST_F(HostApiTest, RequireTensorOnlyInsideSetRequiredTensors) {
   EXPECT_EQ(host_->require_tensor(ctx(), 0, S("Net_fc1.bias"), more, 1, 0), LITMUS_INVALID_ARGUMENT);
 }
 
+// ABI 1.2: require_tensor_ex's flags. A name required both with and without reductions_only
+// needs its raw value; unknown flags are refused.
+TEST_F(HostApiTest, RequireTensorExFlags) {
+  const int64_t step[] = {1};
+  std::vector<TensorRequirement> reqs;
+  ctx_->BeginCall(PluginCallPhase::kSetRequiredTensors, &reqs);
+  ASSERT_EQ(host_->require_tensor_ex(ctx(), 0, S("Net_fc1.bias"), step, 1, LITMUS_REQUIRE_REDUCTIONS_ONLY), LITMUS_OK);
+  ASSERT_EQ(host_->require_tensor_ex(ctx(), 0, S("^gradient/.*bias$"), step, 1,
+                                     LITMUS_REQUIRE_REGEX | LITMUS_REQUIRE_REDUCTIONS_ONLY),
+            LITMUS_OK);
+  ASSERT_EQ(host_->require_tensor_ex(ctx(), 0, S("gradient/Net_fc2.bias"), step, 1, 0), LITMUS_OK);
+  EXPECT_EQ(host_->require_tensor_ex(ctx(), 0, S("Net_fc1.bias"), step, 1, 4), LITMUS_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx_->error, "require_tensor_ex: unknown flags 4");
+  EXPECT_EQ(host_->require_tensor_ex(ctx(), 0, S("nope"), step, 1, LITMUS_REQUIRE_REDUCTIONS_ONLY),
+            LITMUS_TENSOR_UNAVAILABLE);
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[0].name, "Net_fc1.bias");
+  EXPECT_TRUE(reqs[0].reductions_only);
+  EXPECT_EQ(reqs[1].name, "gradient/Net_fc1.bias");
+  EXPECT_TRUE(reqs[1].reductions_only);
+  EXPECT_EQ(reqs[2].name, "gradient/Net_fc2.bias");
+  EXPECT_FALSE(reqs[2].reductions_only) << "required by regex with the flag, then by name without it";
+  // require_tensor never asks for reductions only.
+  std::vector<TensorRequirement> plain;
+  ctx_->EndCall();
+  ctx_->BeginCall(PluginCallPhase::kSetRequiredTensors, &plain);
+  ASSERT_EQ(host_->require_tensor(ctx(), 0, S("Net_fc1.bias"), step, 1, 0), LITMUS_OK);
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_FALSE(plain[0].reductions_only);
+  ctx_->EndCall();
+}
+
 TEST_F(HostApiTest, ReportAndSetError) {
   host_->report_violations(ctx(), 2);
   host_->report_violations(ctx(), 3);

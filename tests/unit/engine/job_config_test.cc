@@ -32,8 +32,58 @@ TEST(JobConfig, CommandLineOnly) {
   EXPECT_EQ(r.end_step, 10);
   EXPECT_EQ(r.parameters.at("threshold"), "0.5");
   EXPECT_FALSE(r.parameters.count("rule_to_invoke"));
-  EXPECT_EQ(job.output_dir, "/opt/ml/processing/output/rule");
+  // Outside a SageMaker rule container: ./litmus-output, message and failure inside it.
+  EXPECT_EQ(job.output_layout, OutputLayout::kLocal);
+  EXPECT_EQ(job.output_dir, "litmus-output");
+  EXPECT_EQ(job.message_file, "litmus-output/message");
+  EXPECT_EQ(job.failure_file, "litmus-output/failure");
+  EXPECT_EQ(job.temp_dir, "");
   EXPECT_EQ(job.poll_interval_ms, 1000);
+  EXPECT_EQ(job.progress_interval_s, 30);
+  EXPECT_FALSE(job.allow_unknown_params);
+}
+
+// The output paths follow the layout; explicit ones are kept.
+TEST(JobConfig, OutputPathsFollowTheLayout) {
+  RunCommandLine cli;
+  cli.trial = "/t";
+  cli.rule = "VanishingGradient";
+  cli.output_dir = "/out";
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig local, BuildJobConfig(cli, Env({})));
+  EXPECT_EQ(local.message_file, "/out/message");
+  EXPECT_EQ(local.failure_file, "/out/failure");
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig sm, BuildJobConfig(cli, Env({{"LITMUS_OUTPUT_LAYOUT", "sagemaker"}})));
+  EXPECT_EQ(sm.output_layout, OutputLayout::kSageMaker);
+  EXPECT_EQ(sm.output_dir, "/out");
+  EXPECT_EQ(sm.message_file, "/opt/ml/output/message");
+  EXPECT_EQ(sm.failure_file, "/opt/ml/output/failure");
+  EXPECT_EQ(sm.temp_dir, "/out/.sagemaker-ignore");
+  auto bad = BuildJobConfig(cli, Env({{"LITMUS_OUTPUT_LAYOUT", "docker"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("LITMUS_OUTPUT_LAYOUT"), std::string::npos);
+  // The fallback reporting that error still has paths (the local layout's).
+  EXPECT_EQ(FallbackJobConfig(cli, Env({{"LITMUS_OUTPUT_LAYOUT", "docker"}})).message_file, "/out/message");
+}
+
+TEST(JobConfig, AllowUnknownParamsAndProgressInterval) {
+  testing::TempDir dir;
+  dir.WriteFile("job.yaml", "trial: /t\nallow_unknown_params: true\nrules: [{rule: AllZero}]\n");
+  RunCommandLine cli;
+  cli.config_file = dir.str() + "/job.yaml";
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig from_yaml, BuildJobConfig(cli, Env({{"LITMUS_PROGRESS_INTERVAL_S", "0.5"}})));
+  EXPECT_TRUE(from_yaml.allow_unknown_params);
+  EXPECT_EQ(from_yaml.progress_interval_s, 0.5);
+  RunCommandLine flag;
+  flag.trial = "/t";
+  flag.rule = "AllZero";
+  flag.allow_unknown_params = true;
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig from_flag, BuildJobConfig(flag, Env({})));
+  EXPECT_TRUE(from_flag.allow_unknown_params);
+  for (const char* bad : {"0", "-1", "soon", "5s"}) {
+    auto job = BuildJobConfig(flag, Env({{"LITMUS_PROGRESS_INTERVAL_S", bad}}));
+    ASSERT_FALSE(job.ok()) << bad;
+    EXPECT_NE(job.status().message().find("LITMUS_PROGRESS_INTERVAL_S"), std::string::npos);
+  }
 }
 
 TEST(JobConfig, PrecedenceKeyByKey) {
@@ -160,7 +210,7 @@ rules:
   JobConfig job = FallbackJobConfig(cli, Env({}));
   EXPECT_EQ(job.output_dir, "/cli-out");
   EXPECT_EQ(job.failure_file, "/yaml-failure");
-  EXPECT_EQ(job.message_file, "/opt/ml/output/message");
+  EXPECT_EQ(job.message_file, "/cli-out/message");
   EXPECT_EQ(job.plugin_files, std::vector<std::string>{"/p.so"});
   ASSERT_EQ(job.rules.size(), 2u);
   EXPECT_EQ(job.rules[0].configuration_name, "same");
@@ -174,7 +224,7 @@ rules:
   bad.params = {"depth"};
   ASSERT_FALSE(BuildJobConfig(bad, Env({})).ok());
   job = FallbackJobConfig(bad, Env({}));
-  EXPECT_EQ(job.output_dir, "/opt/ml/processing/output/rule");
+  EXPECT_EQ(job.output_dir, "litmus-output");
   ASSERT_EQ(job.rules.size(), 1u);
   EXPECT_EQ(job.rules[0].rule, "tree_depth");
   EXPECT_EQ(job.rules[0].configuration_name, "");

@@ -78,6 +78,17 @@ TEST(PluginLoader, AnAbi10PluginStillLoads) {
   EXPECT_NE(polls->on_poll, nullptr);
   LITMUS_ASSERT_OK_AND_ASSIGN(const LoadedRule* never, registry.FindRule("NeverFires"));
   EXPECT_EQ(never->on_poll, nullptr);
+  // ABI 1.2 flags: read only where the descriptor has them (the 1.0 plugin's rules keep state).
+  EXPECT_FALSE(rule->stateless);
+}
+
+TEST(PluginLoader, StatelessFlagSince12) {
+  PluginRegistry registry;
+  LITMUS_ASSERT_OK(registry.LoadFile(LITMUS_TEST_PLUGIN_GOOD));
+  LITMUS_ASSERT_OK_AND_ASSIGN(const LoadedRule* stateless, registry.FindRule("NLPSequenceRatio"));
+  EXPECT_TRUE(stateless->stateless);
+  LITMUS_ASSERT_OK_AND_ASSIGN(const LoadedRule* stateful, registry.FindRule("VanishingGradient"));
+  EXPECT_FALSE(stateful->stateless);
 }
 
 TEST(PluginLoader, LoadingTheSameFileTwiceIsANoOp) {
@@ -126,9 +137,9 @@ TEST(PluginLoader, MissingEntrySymbol) {
   ExpectLoadError(LITMUS_TEST_PLUGIN_NO_ENTRY, ": no symbol litmus_plugin_entry_v1 (not a litmus plugin?)");
 }
 
-TEST(PluginLoader, WrongMajor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MAJOR, " needs ABI 2.1, litmus provides 1.1"); }
+TEST(PluginLoader, WrongMajor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MAJOR, " needs ABI 2.2, litmus provides 1.2"); }
 
-TEST(PluginLoader, NewerMinor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MINOR, " needs ABI 1.99, litmus provides 1.1"); }
+TEST(PluginLoader, NewerMinor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MINOR, " needs ABI 1.99, litmus provides 1.2"); }
 
 TEST(PluginLoader, NullCreate) {
   ExpectLoadError(LITMUS_TEST_PLUGIN_NULL_CREATE, "rule #1 (NoCreate): create is NULL");
@@ -283,7 +294,7 @@ TEST(PluginLoader, SearchFolderWithABrokenLitmusPluginFails) {
   PluginRegistry registry;
   const Status status = registry.LoadDirectory(dir.str());
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "plugin " + minor + " needs ABI 1.99, litmus provides 1.1");
+  EXPECT_EQ(status.message(), "plugin " + minor + " needs ABI 1.99, litmus provides 1.2");
 }
 
 TEST(PluginLoader, MissingFolder) {

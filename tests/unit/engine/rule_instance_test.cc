@@ -83,7 +83,18 @@ TEST_F(RuleInstanceTest, RequirementsInvokeAndReport) {
 
 TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
   std::vector<std::string> warnings;
-  LITMUS_ASSERT_OK_AND_ASSIGN(auto rule, Create({{"thresold", "1"}, {"threshold", "abc"}}, &warnings));
+  // An unknown key is a client error naming the rule and the key, with a hint ...
+  auto refused = Create({{"thresold", "1"}, {"threshold", "abc"}}, &warnings);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "rule VanishingGradient: unknown parameter 'thresold' (did you mean threshold?); known: threshold, "
+            "fire_at_step, behavior (--allow-unknown-params ignores unknown keys)");
+  EXPECT_TRUE(warnings.empty());
+  // ... unless unknown keys are allowed: then a warning.
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto rule, RuleInstance::Create(*probe_, "MyProbeConfig", {trial_.get()},
+                                                              {{"thresold", "1"}, {"threshold", "abc"}}, &warnings,
+                                                              /*allow_unknown=*/true));
   EXPECT_THAT(warnings, ElementsAre("rule VanishingGradient: unknown parameter 'thresold' (did you mean "
                                     "threshold?) (ignored); known: threshold, fire_at_step, behavior"));
   ASSERT_EQ(rule->Invoke(0).status, LITMUS_OK);
@@ -96,7 +107,7 @@ TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
   EXPECT_EQ(missing.status().message(),
             "rule StalledTrainingRule (plugin " + plugin_path_ + "): missing required parameter 'threshold'");
 
-  // "None" and "" mean "not set" (builtin-rules.md §1.2): still missing for a required parameter...
+  // "None" and "" mean "not set" (docs/rules/semantics.md §1.2): still missing for a required parameter...
   for (const std::string unset : {"None", "", "  None "}) {
     auto none_given = RuleInstance::Create(stalled, "Stalled", {trial_.get()}, {{"threshold", unset}}, nullptr);
     ASSERT_FALSE(none_given.ok()) << unset;
@@ -121,15 +132,28 @@ TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
 
   const LoadedRule& no_params = **registry_.FindRule("NLPSequenceRatio");
   warnings.clear();
-  LITMUS_EXPECT_OK(RuleInstance::Create(no_params, "N", {trial_.get()}, {{"x", "1"}}, &warnings).status());
+  EXPECT_EQ(RuleInstance::Create(no_params, "N", {trial_.get()}, {{"x", "1"}}, &warnings).status().message(),
+            "rule NLPSequenceRatio: unknown parameter 'x'; known: none (--allow-unknown-params ignores unknown keys)");
+  LITMUS_EXPECT_OK(RuleInstance::Create(no_params, "N", {trial_.get()}, {{"x", "1"}}, &warnings, true).status());
   EXPECT_THAT(warnings, ElementsAre("rule NLPSequenceRatio: unknown parameter 'x' (ignored); known: none"));
 
-  // Several unknown keys: one warning listing them all.
+  // Several unknown keys: one warning listing them all. The misspellings of SageMaker's examples
+  // are tolerated (warned about) even when unknown keys are not.
   warnings.clear();
   LITMUS_EXPECT_OK(
-      RuleInstance::Create(no_params, "N", {trial_.get()}, {{"x", "1"}, {"nym_steps", "3"}}, &warnings).status());
+      RuleInstance::Create(no_params, "N", {trial_.get()}, {{"x", "1"}, {"nym_steps", "3"}}, &warnings, true).status());
   EXPECT_THAT(warnings,
               ElementsAre("rule NLPSequenceRatio: unknown parameters 'nym_steps', 'x' (ignored); known: none"));
+  warnings.clear();
+  LITMUS_EXPECT_OK(RuleInstance::Create(no_params, "N", {trial_.get()}, {{"max_diag", "3"}, {"nym_steps", "3"}},
+                                        &warnings)
+                       .status());
+  EXPECT_THAT(warnings,
+              ElementsAre("rule NLPSequenceRatio: unknown parameters 'max_diag', 'nym_steps' (ignored); known: none"));
+  EXPECT_EQ(RuleInstance::Create(no_params, "N", {trial_.get()}, {{"x", "1"}, {"nym_steps", "3"}}, &warnings)
+                .status()
+                .message(),
+            "rule NLPSequenceRatio: unknown parameter 'x'; known: none (--allow-unknown-params ignores unknown keys)");
 }
 
 TEST_F(RuleInstanceTest, CreateFailures) {

@@ -157,6 +157,63 @@ TEST(TrialCompletenessTest, EndMarker) {
   EXPECT_EQ(trial->Steps(), (Steps{0, 1, 2, 5}));
 }
 
+// The end marker on a complete trial ends it at once, whatever SMDEBUG_TRAINING_END_DELAY_REFRESH
+// says (smdebug sleeps the delay every time; nothing can arrive, so we do not).
+TEST(TrialCompletenessTest, CompleteTrialEndsAtTheMarkerWithoutWaiting) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0", "worker_1"}, 2);
+  for (const int64_t s : {0, 1}) {
+    t.WriteSimpleStep(s, "worker_0", Mode::kTrain, s);
+    t.WriteSimpleStep(s, "worker_1", Mode::kTrain, s);
+  }
+  t.WriteEndMarker();
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 3600;  // a wait would hang the test
+  std::unique_ptr<Trial> trial = OpenOrDie(t, options);
+  ASSERT_NE(trial, nullptr);
+  EXPECT_TRUE(trial->loaded_all_steps());
+  EXPECT_EQ(trial->StepAvailability(2), StepState::kNoMoreData);
+}
+
+// A step that a worker has not written yet when the marker appears (the first worker to finish
+// writes it) keeps the trial open for up to the delay, and the late worker's files are read.
+TEST(TrialCompletenessTest, IncompleteStepAtTheMarkerWaitsForTheLateWorker) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0", "worker_1"}, 2);
+  t.WriteSimpleStep(0, "worker_0", Mode::kTrain, 0);
+  t.WriteSimpleStep(0, "worker_1", Mode::kTrain, 0);
+  t.WriteSimpleStep(1, "worker_0", Mode::kTrain, 1);
+  t.WriteEndMarker();
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 3600;
+  std::unique_ptr<Trial> trial = OpenOrDie(t, options);
+  ASSERT_NE(trial, nullptr);
+  EXPECT_TRUE(trial->end_marker_seen());
+  EXPECT_FALSE(trial->loaded_all_steps()) << "step 1 lacks worker_1";
+  EXPECT_EQ(trial->StepAvailability(1), StepState::kNotYetAvailable);
+  LITMUS_ASSERT_OK(trial->Refresh());  // lists again; does not sleep
+  EXPECT_FALSE(trial->loaded_all_steps());
+  t.WriteSimpleStep(1, "worker_1", Mode::kTrain, 1);
+  LITMUS_ASSERT_OK(trial->Refresh());
+  EXPECT_TRUE(trial->loaded_all_steps());
+  EXPECT_EQ(trial->WorkersForStep(1), (std::vector<std::string>{"worker_0", "worker_1"}));
+  EXPECT_EQ(trial->StepAvailability(1), StepState::kAvailable);
+  EXPECT_EQ(trial->StepAvailability(2), StepState::kNoMoreData);
+}
+
+// The delay stays the upper bound: a worker that never writes its step does not hold the trial
+// open beyond it (here 0 s: loaded at the marker, the incomplete step counts as complete).
+TEST(TrialCompletenessTest, IncompleteStepAtTheMarkerEndsAfterTheDelay) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0", "worker_1"}, 2);
+  t.WriteSimpleStep(0, "worker_0", Mode::kTrain, 0);
+  t.WriteEndMarker();
+  std::unique_ptr<Trial> trial = OpenOrDie(t);  // delay 0
+  ASSERT_NE(trial, nullptr);
+  EXPECT_TRUE(trial->loaded_all_steps());
+  EXPECT_EQ(trial->StepAvailability(0), StepState::kAvailable);
+}
+
 TEST(TrialCompletenessTest, EndMarkerWithoutSteps) {
   SyntheticTrial t;
   t.WriteCollections({"worker_0"}, 1);

@@ -125,7 +125,7 @@ double ValueAt(const Trial& trial, const std::string& name, int64_t step, Mode m
 }
 
 // tensor.value(step) resolves a global step through the (mode, mode step) maps, first seen
-// winning (trial-format.md §8). The reader shortcuts the usual case (a tensor read at a global
+// winning (docs/trial-format.md §8). The reader shortcuts the usual case (a tensor read at a global
 // step it was saved at, every (mode, mode step) of it at one global step); each value here tells
 // which step's record was read, so a shortcut taken where it does not hold shows.
 TEST(TrialValueTest, StepResolutionFollowsTheModeStepMaps) {
@@ -278,11 +278,47 @@ TEST(TrialValueTest, MissingAndShortEventFiles) {
   t.WriteStep(0, "worker_0", Mode::kTrain, 0, {{"a", {1.0f, 2.0f}}});
   LITMUS_EXPECT_OK(trial->Value("a", 0).status());
 
-  // After the end marker the same situation is final.
+  // After the end marker the same situation is final: a damaged trial, never "not saved".
   t.WriteEndMarker();
   LITMUS_ASSERT_OK(trial->Refresh());
   s = trial->Value("b", 1).status();
-  EXPECT_EQ(GetTrialError(s), TrialError::kTensorUnavailableForStep) << s.ToString();
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.ToString();
+  EXPECT_EQ(GetTrialError(s), std::nullopt) << s.ToString();
+  for (const char* part : {"damaged trial", "000000000001_worker_0.tfevents", "tensor 'b'", "step 1",
+                           "worker 'worker_0'", "offset ", "training has ended"}) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << part << " in " << s.ToString();
+  }
+}
+
+// While training runs, a record that is not there is waited for within
+// SMDEBUG_MISSING_EVENT_FILE_RETRY_LIMIT refreshes, then it is damage.
+TEST(TrialValueTest, MissingEventFileRetryBudget) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  t.WriteStep(0, "worker_0", Mode::kTrain, 0, {{"a", {1.0f, 2.0f}}}, {}, /*event_file=*/false);
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 0;
+  options.missing_event_file_retry_limit = 3;
+  StatusOr<std::unique_ptr<Trial>> opened = Trial::Open(Env::Default(), t.root(), options);
+  LITMUS_ASSERT_OK(opened.status());
+  Trial& trial = **opened;
+  for (int poll = 0; poll < 3; ++poll) {
+    const Status s = trial.Value("a", 0).status();
+    EXPECT_EQ(GetTrialError(s), TrialError::kStepNotYetAvailable) << poll << ": " << s.ToString();
+    LITMUS_ASSERT_OK(trial.Refresh());
+  }
+  const Status s = trial.Value("a", 0).status();
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.ToString();
+  EXPECT_NE(s.message().find("still missing after 3 polls"), std::string::npos) << s.ToString();
+}
+
+TEST(TrialValueTest, MissingEventFileRetryLimitFromEnvironment) {
+  setenv("SMDEBUG_MISSING_EVENT_FILE_RETRY_LIMIT", "7", 1);
+  EXPECT_EQ(TrialOptions::FromEnvironment().missing_event_file_retry_limit, 7);
+  setenv("SMDEBUG_MISSING_EVENT_FILE_RETRY_LIMIT", "x", 1);
+  EXPECT_EQ(TrialOptions::FromEnvironment().missing_event_file_retry_limit, 100);
+  unsetenv("SMDEBUG_MISSING_EVENT_FILE_RETRY_LIMIT");
+  EXPECT_EQ(TrialOptions::FromEnvironment().missing_event_file_retry_limit, 100);
 }
 
 TEST(TrialValueTest, ConcurrentReadsShareOneDecode) {

@@ -1,8 +1,8 @@
 // numpy.allclose over two tensor values, shared by UnchangedTensor and SimilarAcrossRuns
-// (builtin-rules.md §3.9, §3.6): elementwise |a - b| <= atol + rtol * |b| (b is the reference),
-// equal infinities are close and other infinities are not, NaN is close only to NaN and only with
-// equal_nan. Unlike numpy nothing is broadcast: values of different shapes are different.
-// Header-only on the public SDK; stateless and thread-safe.
+// (docs/rules/UnchangedTensor.md, SimilarAcrossRuns.md): elementwise |a - b| <= atol + rtol * |b|
+// (b is the reference), equal infinities are close and other infinities are not, NaN is close only
+// to NaN and only with equal_nan. Unlike numpy nothing is broadcast: values of different shapes are
+// different. Header-only on the public SDK; stateless and thread-safe.
 #pragma once
 
 #include <algorithm>

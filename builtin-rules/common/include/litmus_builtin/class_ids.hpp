@@ -1,8 +1,8 @@
 // Labels and predictions as integer class ids, shared by ClassImbalance and Confusion
-// (builtin-rules.md §3.16, §3.17): a tensor is flattened and each value cast (truncated, as numpy's
-// astype(int)) or rounded to an id, or reduced by argmax over its last axis; a labels tensor and a
-// predictions tensor are then paired element by element. Header-only on the public SDK;
-// stateless and thread-safe.
+// (docs/rules/ClassImbalance.md, Confusion.md): a tensor is flattened and each value cast
+// (truncated, as numpy's astype(int)) or rounded to an id, or reduced by argmax over its last axis;
+// a labels tensor and a predictions tensor are then paired element by element. Header-only on the
+// public SDK; stateless and thread-safe.
 #pragma once
 
 #include <cmath>

@@ -1,8 +1,9 @@
-// Loss series shared by the training-progress rules (builtin-rules.md §3.3-3.5, §3.11): which
-// tensors are losses, which of them are scalars, and the training / validation loss of one saved
-// step (TRAIN vs EVAL mode, or, in a trial without modes, XGBoost's train-* / validation-* names).
-// Header-only on the public SDK: built into each plugin, never across the ABI. Thread-safety: a
-// ScalarTensors object belongs to one rule instance (one thread at a time).
+// Loss series shared by the training-progress rules (docs/rules/LossNotDecreasing.md, Overfit.md,
+// Overtraining.md, PoorWeightInitialization.md): which tensors are losses, which of them are
+// scalars, and the training / validation loss of one saved step (TRAIN vs EVAL mode, or, in a trial
+// without modes, XGBoost's train-* / validation-* names). Header-only on the public SDK: built into
+// each plugin, never across the ABI. Thread-safety: a ScalarTensors object belongs to one rule
+// instance (one thread at a time).
 #pragma once
 
 #include <algorithm>
@@ -68,7 +69,7 @@ inline std::vector<std::string> NamesOf(const litmus::Trial& trial, const std::v
 // The loss tensors of Overfit / Overtraining / PoorWeightInitialization saved at global step
 // `step`: the matches of `regexes` if any are given; else the `losses` collection; and when the
 // trial has no tensor in `losses` at all, the `metrics` collection, where XGBoost saves its
-// train-* / validation-* metrics (builtin-rules.md §3.4 pairs those; [INFERRED]: XGBoost never
+// train-* / validation-* metrics (docs/rules/Overfit.md pairs those; [INFERRED]: XGBoost never
 // writes a losses collection).
 inline std::vector<std::string> LossNamesAt(const litmus::Trial& trial, const std::vector<std::string>& regexes,
                                             int64_t step) {

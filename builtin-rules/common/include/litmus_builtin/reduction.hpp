@@ -1,7 +1,7 @@
 // Reading one reduction of a tensor at a step when it may be undefined for that tensor, shared by
 // the rules that test a reduction of every selected tensor (VanishingGradient, TensorVariance).
 // The host answers from the saved reduction if the training job stored one, else computes it
-// from the value (builtin-rules.md §1.4). Header-only on the public SDK; stateless.
+// from the value (docs/rules/semantics.md §1.4). Header-only on the public SDK; stateless.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 // Windows over the saved steps of a tensor, shared by the rules that compare a step with earlier
-// ones (UnchangedTensor, WeightUpdateRatio; builtin-rules.md §3.9, §3.7). Steps are whatever the
-// caller passes: global steps or the mode steps of one mode, sorted ascending, as
-// Trial::tensor_steps returns them (complete steps only). The functions are stateless and
-// thread-safe; a SavedStepsCache belongs to one rule (one thread at a time).
+// ones (UnchangedTensor, WeightUpdateRatio; docs/rules/UnchangedTensor.md, WeightUpdateRatio.md).
+// Steps are whatever the caller passes: global steps or the mode steps of one mode, sorted
+// ascending, as Trial::tensor_steps returns them (complete steps only). The functions are stateless
+// and thread-safe; a SavedStepsCache belongs to one rule (one thread at a time).
 #pragma once
 
 #include <algorithm>

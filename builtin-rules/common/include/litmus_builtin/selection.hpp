@@ -1,4 +1,4 @@
-// Tensor selection shared by the built-in rules (builtin-rules.md §1.3): the union of the tensors
+// Tensor selection shared by the built-in rules (docs/rules/semantics.md §1.3): the union of the tensors
 // of every named collection and of every tensor whose name a regex searches (Python re.search).
 // A collection the trial does not have is skipped silently; with neither parameter given the
 // selection falls back to a rule-specific default (usually every tensor of the trial).

@@ -1,5 +1,5 @@
 // Per-unit activity of one layer's activations, shared by SaturatedActivation and DeadRelu
-// (builtin-rules.md §3.12, §3.13): axis 0 is the batch and every other position is a unit; a
+// (docs/rules/SaturatedActivation.md, DeadRelu.md): axis 0 is the batch and every other position is a unit; a
 // rank-0 or rank-1 tensor is a batch of one whose elements are the units. A unit is inactive when
 // the percentage of samples for which it is active is below a threshold.
 // Header-only on the public SDK; stateless and thread-safe.

@@ -60,6 +60,7 @@ IsolatedRule::IsolatedRule(const LoadedRule& rule, std::string configuration_nam
 StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& rule, std::string configuration_name,
                                                              std::vector<Trial*> trials,
                                                              const std::map<std::string, std::string>& params,
+                                                             bool allow_unknown_params,
                                                              std::vector<std::string>* warnings, WorkerLimits limits,
                                                              std::shared_ptr<SharedArena> arena,
                                                              std::shared_ptr<TensorTable> table, StartedWorker worker) {
@@ -85,6 +86,7 @@ StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& r
                                                     : LITMUS_LOG_ERROR + 1);
   init.Put<uint64_t>(params.size());
   for (const auto& [key, value] : params) init.PutString(key).PutString(value);
+  init.Put<uint8_t>(allow_unknown_params ? 1 : 0);
   Message reply;
   if (auto failed = self->Call(MessageType::kInit, init.bytes(), PluginCallPhase::kCreate, "in create", &reply,
                                MessageType::kInitReply)) {
@@ -499,7 +501,8 @@ PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& 
     const uint32_t trial = in.Get<uint32_t>();
     const std::string_view name = in.GetBytes();
     const std::vector<int64_t> steps = in.GetVector<int64_t>();
-    HostApi()->require_tensor(&ctx_, trial, {name.data(), name.size()}, steps.data(), steps.size(), 0);
+    const uint32_t flags = in.Get<uint8_t>() != 0 ? LITMUS_REQUIRE_REDUCTIONS_ONLY : 0u;
+    HostApi()->require_tensor_ex(&ctx_, trial, {name.data(), name.size()}, steps.data(), steps.size(), flags);
   }
   ctx_.EndCall();
   if (in.failed()) {

@@ -47,7 +47,8 @@ class IsolatedRule : public RuleHandle {
   static StatusOr<std::unique_ptr<IsolatedRule>> Create(const LoadedRule& rule, std::string configuration_name,
                                                         std::vector<Trial*> trials,
                                                         const std::map<std::string, std::string>& params,
-                                                        std::vector<std::string>* warnings, WorkerLimits limits,
+                                                        bool allow_unknown_params, std::vector<std::string>* warnings,
+                                                        WorkerLimits limits,
                                                         std::shared_ptr<SharedArena> arena,
                                                         std::shared_ptr<TensorTable> table, StartedWorker worker);
   // kDestroy, then waits briefly for the worker to exit (killed after that).
@@ -60,6 +61,7 @@ class IsolatedRule : public RuleHandle {
   PluginCallResult Poll(int64_t last_step) override;
   const std::vector<std::string>& extra_action_json() const override { return ctx_.added_actions; }
   const RuleReport& report() const override { return report_; }
+  void RestoreReport(RuleReport report) override { report_ = std::move(report); }
   const LoadedRule& rule() const override { return rule_; }
 
  private:

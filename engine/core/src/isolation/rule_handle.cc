@@ -29,6 +29,7 @@ class InProcessRule : public RuleHandle {
   PluginCallResult Poll(int64_t last_step) override { return instance_->Poll(last_step); }
   const std::vector<std::string>& extra_action_json() const override { return instance_->extra_action_json(); }
   const RuleReport& report() const override { return instance_->report(); }
+  void RestoreReport(RuleReport report) override { instance_->RestoreReport(std::move(report)); }
   const LoadedRule& rule() const override { return instance_->rule(); }
 
  private:
@@ -81,7 +82,8 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
     }
   }
   if (options_.mode == IsolationMode::kNone) {
-    auto instance = RuleInstance::Create(rule, std::move(configuration_name), std::move(trials), params, warnings);
+    auto instance = RuleInstance::Create(rule, std::move(configuration_name), std::move(trials), params, warnings,
+                                         options_.allow_unknown_params);
     if (!instance.ok()) return instance.status();
     return std::unique_ptr<RuleHandle>(new InProcessRule(std::move(instance).value()));
   }
@@ -99,7 +101,8 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
     worker = std::move(started).value();
   }
   auto isolated = isolation::IsolatedRule::Create(rule, std::move(configuration_name), std::move(trials), params,
-                                                  warnings, std::move(limits), arena_, table_, std::move(worker));
+                                                  options_.allow_unknown_params, warnings, std::move(limits), arena_,
+                                                  table_, std::move(worker));
   if (!isolated.ok()) return isolated.status();
   return std::unique_ptr<RuleHandle>(std::move(isolated).value());
 }

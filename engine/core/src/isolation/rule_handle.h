@@ -34,6 +34,8 @@ class RuleHandle {
   virtual PluginCallResult Poll(int64_t last_step) = 0;
   virtual const std::vector<std::string>& extra_action_json() const = 0;
   virtual const RuleReport& report() const = 0;
+  // A resumed job (run/checkpoint.h): the report as an earlier run of the job left it.
+  virtual void RestoreReport(RuleReport report) = 0;
   virtual const LoadedRule& rule() const = 0;
 };
 
@@ -50,6 +52,8 @@ struct IsolationOptions {
   std::string log_dir;
   // Size of the shared tensor memory (sparse; see SharedArena).
   uint64_t arena_bytes = uint64_t{1} << 30;
+  // --allow-unknown-params: a parameter key the rule does not declare is a warning, not an error.
+  bool allow_unknown_params = false;
   // Workers started at once by Create (one per rule the job will create: their start-up then
   // overlaps the runner's own setup).
   size_t prestart = 0;

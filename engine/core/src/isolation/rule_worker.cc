@@ -59,6 +59,7 @@ int Serve(Channel& channel) {
     std::string key = in.GetString();
     params[key] = in.GetString();
   }
+  const bool allow_unknown_params = in.Get<uint8_t>() != 0;
   if (in.failed()) return 2;
 
   auto reply_init = [&](const Status& status, const std::vector<std::string>& warnings, bool polls) {
@@ -100,7 +101,7 @@ int Serve(Channel& channel) {
   }
   std::vector<std::string> warnings;
   StatusOr<std::unique_ptr<RuleInstance>> created = RuleInstance::Create(
-      **rule, configuration_name, std::vector<Trial*>(trial_count, nullptr), params, &warnings);
+      **rule, configuration_name, std::vector<Trial*>(trial_count, nullptr), params, &warnings, allow_unknown_params);
   if (!created.ok()) {
     reply_init(created.status(), warnings, false);
     return 0;
@@ -121,7 +122,9 @@ int Serve(Channel& channel) {
         std::vector<TensorRequirement> reqs;
         PutResult(out, instance->RequiredTensors(step, &reqs));
         out.Put<uint64_t>(reqs.size());
-        for (const TensorRequirement& r : reqs) out.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps);
+        for (const TensorRequirement& r : reqs) {
+          out.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps).Put<uint8_t>(r.reductions_only ? 1 : 0);
+        }
         break;
       }
       case MessageType::kInvoke: {
@@ -143,7 +146,9 @@ int Serve(Channel& channel) {
         next.Put<int64_t>(ahead_step);
         PutResult(next, instance->RequiredTensors(ahead_step, &reqs));
         next.Put<uint64_t>(reqs.size());
-        for (const TensorRequirement& r : reqs) next.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps);
+        for (const TensorRequirement& r : reqs) {
+          next.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps).Put<uint8_t>(r.reductions_only ? 1 : 0);
+        }
         if (channel.Send(MessageType::kAheadReply, next.bytes()) != Channel::Failure::kNone) return 0;
         continue;
       }

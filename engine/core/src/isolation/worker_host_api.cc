@@ -324,31 +324,41 @@ litmus_status_t HostTensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
 }
 
 // Records `kept` (a stable copy of the name: an element of saved_names) at `steps` in the call's
-// requirements (as the runner's host does).
-void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view kept, const int64_t* steps, size_t step_count) {
+// requirements (as the runner's host does: required both with and without reductions_only, a
+// name needs its raw value).
+void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view kept, const int64_t* steps, size_t step_count,
+             bool reductions_only) {
   const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(kept.data(), ctx->requirements->size());
-  if (inserted) ctx->requirements->push_back({trial, kept, {}});
-  std::vector<int64_t>& out = (*ctx->requirements)[it->second].steps;
+  if (inserted) ctx->requirements->push_back({trial, kept, {}, reductions_only});
+  TensorRequirement& requirement = (*ctx->requirements)[it->second];
+  requirement.reductions_only = requirement.reductions_only && reductions_only;
+  std::vector<int64_t>& out = requirement.steps;
   out.insert(out.end(), steps, steps + step_count);
   if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
-litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, const int64_t* steps,
-                                  size_t step_count, uint32_t should_match_regex) noexcept {
+// require_tensor and require_tensor_ex (ABI 1.2): `function` names the one called.
+litmus_status_t RequireTensor(const char* function, litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name,
+                              const int64_t* steps, size_t step_count, uint32_t flags) noexcept {
   return Guarded(ctx, [&]() -> litmus_status_t {
+    const uint32_t should_match_regex = (flags & LITMUS_REQUIRE_REGEX) != 0 ? 1u : 0u;
+    const bool reductions_only = (flags & LITMUS_REQUIRE_REDUCTIONS_ONLY) != 0;
+    if ((flags & ~(LITMUS_REQUIRE_REGEX | LITMUS_REQUIRE_REDUCTIONS_ONLY)) != 0) {
+      return Fail(ctx, LITMUS_INVALID_ARGUMENT, std::string(function) + ": unknown flags " + std::to_string(flags));
+    }
     if (ctx->phase != PluginCallPhase::kSetRequiredTensors || ctx->requirements == nullptr) {
-      return Fail(ctx, LITMUS_INVALID_ARGUMENT, "require_tensor is only valid inside set_required_tensors");
+      return Fail(ctx, LITMUS_INVALID_ARGUMENT, std::string(function) + " is only valid inside set_required_tensors");
     }
     if (steps == nullptr && step_count > 0) {
       return Fail(ctx, LITMUS_INVALID_ARGUMENT,
-                  "require_tensor: steps is NULL but step_count is " + std::to_string(step_count));
+                  std::string(function) + ": steps is NULL but step_count is " + std::to_string(step_count));
     }
     // A name already known to be saved needs no query (rules require the same names every step).
     if (should_match_regex == 0 && name.data != nullptr && trial < g_connection->trial_count()) {
       const auto& saved = g_connection->saved_names[trial];
       if (const auto it = saved.find(std::string_view(name.data, name.size)); it != saved.end()) {
-        Require(ctx, trial, *it, steps, step_count);
+        Require(ctx, trial, *it, steps, step_count, reductions_only);
         return LITMUS_OK;
       }
     }
@@ -363,10 +373,21 @@ litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_
     for (const litmus_str_t& s : a.strs) {
       if (trial >= g_connection->trial_count()) continue;  // (the runner refused such a trial)
       const auto kept = g_connection->saved_names[trial].emplace(s.size == 0 ? "" : s.data, s.size).first;
-      Require(ctx, trial, *kept, steps, step_count);
+      Require(ctx, trial, *kept, steps, step_count, reductions_only);
     }
     return Apply(ctx, a);
   });
+}
+
+litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, const int64_t* steps,
+                                  size_t step_count, uint32_t should_match_regex) noexcept {
+  return RequireTensor("require_tensor", ctx, trial, name, steps, step_count,
+                       should_match_regex != 0 ? LITMUS_REQUIRE_REGEX : 0u);
+}
+
+litmus_status_t HostRequireTensorEx(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, const int64_t* steps,
+                                    size_t step_count, uint32_t flags) noexcept {
+  return RequireTensor("require_tensor_ex", ctx, trial, name, steps, step_count, flags);
 }
 
 void HostReportViolations(litmus_ctx_t* ctx, int64_t count) noexcept {
@@ -425,6 +446,7 @@ constexpr litmus_host_api_t kWorkerHostApi = {
     .report_violations = HostReportViolations,
     .report_detail = HostReportDetail,
     .add_action = HostAddAction,
+    .require_tensor_ex = HostRequireTensorEx,
 };
 
 }  // namespace

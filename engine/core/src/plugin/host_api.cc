@@ -1,6 +1,6 @@
 // The host table over litmus::Trial. Every function is noexcept with its whole body in a
 // catch-all (an exception must never unwind into plugin code), validates what the plugin passes,
-// and records smdebug's exception text (rule-job-contract.md §5.4) on failure.
+// and records smdebug's exception text (docs/job-contract.md §5.4) on failure.
 // Thread-safety: no global state; see host_api.h.
 #include "plugin/host_api.h"
 
@@ -395,7 +395,7 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       if (members.ok()) {
         intersect(*std::move(members));
       } else if (members.status().code() == StatusCode::kNotFound) {
-        selected.emplace();  // an unknown collection selects nothing (builtin-rules.md §1.3)
+        selected.emplace();  // an unknown collection selects nothing (docs/rules/semantics.md §1.3)
       } else {
         return Fail(ctx, LITMUS_INVALID_ARGUMENT, "tensor_names: " + members.status().message());
       }
@@ -520,46 +520,67 @@ litmus_status_t HostTensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
   });
 }
 
-// Records `name` (the trial's own copy, Trial::SavedTensorName) at `steps`.
-void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view name, const int64_t* steps, size_t step_count) {
+// Records `name` (the trial's own copy, Trial::SavedTensorName) at `steps`. A name required
+// both with and without reductions_only needs its raw value.
+void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view name, const int64_t* steps, size_t step_count,
+             bool reductions_only) {
   const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(name.data(), ctx->requirements->size());
-  if (inserted) ctx->requirements->push_back({trial, name, {}});
-  std::vector<int64_t>& out = (*ctx->requirements)[it->second].steps;
+  if (inserted) ctx->requirements->push_back({trial, name, {}, reductions_only});
+  TensorRequirement& requirement = (*ctx->requirements)[it->second];
+  requirement.reductions_only = requirement.reductions_only && reductions_only;
+  std::vector<int64_t>& out = requirement.steps;
   out.insert(out.end(), steps, steps + step_count);
   if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
-litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, const int64_t* steps,
-                                  size_t step_count, uint32_t should_match_regex) noexcept {
-  return Guarded(ctx, "require_tensor", [&]() -> litmus_status_t {
+// require_tensor and require_tensor_ex (since 1.2): `function` names the one called.
+litmus_status_t RequireTensor(const char* function, litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name,
+                              const int64_t* steps, size_t step_count, uint32_t flags) noexcept {
+  return Guarded(ctx, function, [&]() -> litmus_status_t {
+    const bool should_match_regex = (flags & LITMUS_REQUIRE_REGEX) != 0;
+    const bool reductions_only = (flags & LITMUS_REQUIRE_REDUCTIONS_ONLY) != 0;
+    if ((flags & ~(LITMUS_REQUIRE_REGEX | LITMUS_REQUIRE_REDUCTIONS_ONLY)) != 0) {
+      return Fail(ctx, LITMUS_INVALID_ARGUMENT, std::string(function) + ": unknown flags " + std::to_string(flags));
+    }
     if (ctx->phase != PluginCallPhase::kSetRequiredTensors || ctx->requirements == nullptr) {
-      return Fail(ctx, LITMUS_INVALID_ARGUMENT, "require_tensor is only valid inside set_required_tensors");
+      return Fail(ctx, LITMUS_INVALID_ARGUMENT, std::string(function) + " is only valid inside set_required_tensors");
     }
     if (steps == nullptr && step_count > 0) {
       return Fail(ctx, LITMUS_INVALID_ARGUMENT,
-                  "require_tensor: steps is NULL but step_count is " + std::to_string(step_count));
+                  std::string(function) + ": steps is NULL but step_count is " + std::to_string(step_count));
     }
-    const Trial* t = GetTrial(ctx, trial, "require_tensor");
+    const Trial* t = GetTrial(ctx, trial, function);
     if (t == nullptr) return LITMUS_INVALID_ARGUMENT;
-    std::optional<std::string_view> n = ToView(ctx, name, "require_tensor", "name");
+    std::optional<std::string_view> n = ToView(ctx, name, function, "name");
     if (!n) return LITMUS_INVALID_ARGUMENT;
-    if (should_match_regex != 0) {
+    if (should_match_regex) {
       // smdebug's RequiredTensors.add(should_match_regex=True): every match now, none is fine.
       StatusOr<std::vector<std::string>> matching = t->TensorNamesMatching(std::string(*n));
-      if (!matching.ok()) return Fail(ctx, LITMUS_INVALID_ARGUMENT, "require_tensor: " + matching.status().message());
+      if (!matching.ok()) return Fail(ctx, LITMUS_INVALID_ARGUMENT, std::string(function) + ": " + matching.status().message());
       for (const std::string& match : *matching) {
         if (const std::optional<std::string_view> saved = t->SavedTensorName(match)) {
-          Require(ctx, trial, *saved, steps, step_count);
+          Require(ctx, trial, *saved, steps, step_count, reductions_only);
         }
       }
       return LITMUS_OK;
     }
     const std::optional<std::string_view> saved = t->SavedTensorName(*n);
     if (!saved) return Fail(ctx, LITMUS_TENSOR_UNAVAILABLE, "Tensor " + std::string(*n) + " was not saved.");
-    Require(ctx, trial, *saved, steps, step_count);
+    Require(ctx, trial, *saved, steps, step_count, reductions_only);
     return LITMUS_OK;
   });
+}
+
+litmus_status_t HostRequireTensor(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, const int64_t* steps,
+                                  size_t step_count, uint32_t should_match_regex) noexcept {
+  return RequireTensor("require_tensor", ctx, trial, name, steps, step_count,
+                       should_match_regex != 0 ? LITMUS_REQUIRE_REGEX : 0u);
+}
+
+litmus_status_t HostRequireTensorEx(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name, const int64_t* steps,
+                                    size_t step_count, uint32_t flags) noexcept {
+  return RequireTensor("require_tensor_ex", ctx, trial, name, steps, step_count, flags);
 }
 
 // report_* outside invoke_at_step / on_poll is a plugin bug that must not fail the rule: logged,
@@ -651,6 +672,7 @@ constexpr litmus_host_api_t kHostApi = {
     .report_violations = HostReportViolations,
     .report_detail = HostReportDetail,
     .add_action = HostAddAction,
+    .require_tensor_ex = HostRequireTensorEx,
 };
 
 }  // namespace

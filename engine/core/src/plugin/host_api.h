@@ -31,6 +31,10 @@ struct TensorRequirement {
   uint32_t trial = 0;
   std::string_view name;
   std::vector<int64_t> steps;
+  // ABI 1.2 LITMUS_REQUIRE_REDUCTIONS_ONLY: the rule reads only reductions, so a step where the
+  // tensor has saved reductions but no raw value is evaluated (otherwise it is skipped, as
+  // smdebug's RequiredTensors.fetch does).
+  bool reductions_only = false;
 };
 
 // What a rule reported through report_violations / report_detail, accumulated over its calls.

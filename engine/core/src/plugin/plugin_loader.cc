@@ -174,6 +174,9 @@ StatusOr<std::shared_ptr<const LoadedPlugin>> ReadPluginTable(const litmus_plugi
     rule.plugin_name = plugin->name;
     rule.descriptor = d;
     if (d->struct_size >= kOnPollEnd) rule.on_poll = d->on_poll;
+    // since 1.2: the rule's flags (an older descriptor has none).
+    constexpr size_t kFlagsEnd = offsetof(litmus_rule_descriptor_t, flags) + sizeof(litmus_rule_descriptor_t::flags);
+    if (d->struct_size >= kFlagsEnd) rule.stateless = (d->flags & LITMUS_RULE_STATELESS) != 0;
 
     const size_t param_stride = d->param_spec_size == 0 ? sizeof(litmus_param_spec_t) : d->param_spec_size;
     if (param_stride < sizeof(litmus_param_spec_t)) {
@@ -276,8 +279,8 @@ LoadResult InitializePlugin(void* handle, const std::string& path) {
     return {InvalidArgumentError(who + ": no symbol " LITMUS_PLUGIN_ENTRY_NAME " (not a litmus plugin?)"), true,
             nullptr};
   }
-  // Decision: extra exports are refused (architecture.md §2, the rogue gallery), before the
-  // entry runs.
+  // Decision: extra exports are refused (plugin-sdk/VERSIONING.md: exactly one exported symbol),
+  // before the entry runs.
   if (const std::vector<std::string> extra = ExtraExports(path); !extra.empty()) {
     constexpr size_t kShown = 5;
     std::vector<std::string> shown(extra.begin(), extra.begin() + std::min(extra.size(), kShown));

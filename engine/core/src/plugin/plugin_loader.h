@@ -1,5 +1,5 @@
 // PluginRegistry: loads rule plugins (shared objects exporting litmus_plugin_entry_v1) and finds
-// their rules by name (architecture.md §2 "Loader"). Plugins are dlopen'ed once per process with
+// their rules by name (plugin-sdk/VERSIONING.md). Plugins are dlopen'ed once per process with
 // RTLD_NOW | RTLD_LOCAL from an absolute path and never dlclose'd; their metadata is checked and
 // copied at load time. Thread-safety: loading is serialized process-wide; a PluginRegistry is
 // thread-compatible (const methods may run concurrently once loading is done).
@@ -32,6 +32,9 @@ struct LoadedRule {
   // descriptor->on_poll (ABI 1.1) if the descriptor's struct_size covers it, else NULL: use this,
   // never descriptor->on_poll, which an ABI 1.0 plugin's descriptor does not have.
   litmus_status_t (*on_poll)(litmus_rule_instance_t*, litmus_ctx_t*, int64_t) = nullptr;
+  // ABI 1.2 LITMUS_RULE_STATELESS: a resumed job continues the rule where it was instead of
+  // replaying its earlier steps (false for older descriptors).
+  bool stateless = false;
 };
 
 namespace internal {

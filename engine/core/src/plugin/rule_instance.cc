@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "plugin/name_suggestion.h"
+#include "plugin/parameter_keys.h"
 
 namespace litmus {
 namespace {
@@ -26,7 +26,7 @@ litmus_status_t CallPlugin(litmus_ctx& ctx, Call&& call) noexcept {
   }
 }
 
-// builtin-rules.md §1.2: the literal "None" and the empty string (surrounding ASCII blanks
+// docs/rules/semantics.md §1.2: the literal "None" and the empty string (surrounding ASCII blanks
 // ignored) mean "not set", so the declared default applies (rule.hpp's params::IsUnset agrees).
 bool IsUnsetValue(std::string_view value) {
   const size_t begin = value.find_first_not_of(" \t\r\n\f\v");
@@ -45,27 +45,11 @@ RuleInstance::RuleInstance(const LoadedRule& rule, std::string configuration_nam
 StatusOr<std::unique_ptr<RuleInstance>> RuleInstance::Create(const LoadedRule& rule, std::string configuration_name,
                                                              std::vector<Trial*> trials,
                                                              const std::map<std::string, std::string>& params,
-                                                             std::vector<std::string>* warnings) {
+                                                             std::vector<std::string>* warnings, bool allow_unknown) {
   const std::string who = "rule " + rule.name + " (plugin " + rule.plugin_path + ")";
-  // One warning listing every unknown key (the official examples contain misspelled keys).
-  std::string known, unknown;
-  size_t unknown_count = 0;
-  for (const LoadedRule::Param& p : rule.params) known += (known.empty() ? "" : ", ") + p.name;
-  std::vector<NameCandidate> known_keys;
-  for (const LoadedRule::Param& p : rule.params) known_keys.push_back({p.name, p.name});
-  for (const auto& [key, value] : params) {
-    const bool declared =
-        std::any_of(rule.params.begin(), rule.params.end(), [&](const LoadedRule::Param& p) { return p.name == key; });
-    if (!declared) {
-      unknown += (unknown.empty() ? "'" : ", '") + key + "'";
-      if (auto suggestion = SuggestName(key, known_keys)) unknown += " (did you mean " + *suggestion + "?)";
-      ++unknown_count;
-    }
-  }
-  if (unknown_count > 0 && warnings != nullptr) {
-    warnings->push_back("rule " + rule.name + ": unknown parameter" + (unknown_count > 1 ? "s " : " ") + unknown +
-                        " (ignored); known: " + (known.empty() ? "none" : known));
-  }
+  // Unknown keys: exit 2 unless tolerated (parameter_keys.h); the tolerated ones are warnings.
+  LITMUS_ASSIGN_OR_RETURN(std::vector<std::string> key_warnings, CheckParameterKeys(rule, params, allow_unknown));
+  if (warnings != nullptr) warnings->insert(warnings->end(), key_warnings.begin(), key_warnings.end());
   // Every declared parameter reaches create: the user's value or the default.
   std::vector<std::pair<std::string, std::string>> values;
   for (const LoadedRule::Param& p : rule.params) {

@@ -30,11 +30,11 @@ struct PluginCallResult {
 
 class RuleInstance {
  public:
-  // Validates `params` against the rule's schema: unknown keys are appended to *warnings (may be
-  // null) as one line listing them all, each with a hint when a declared key is close to it
-  // (SuggestName): "rule VanishingGradient: unknown parameters 'thresold' (did you mean
-  // threshold?), 'x' (ignored); known: threshold". A missing required one is InvalidArgument
-  // naming the key.
+  // Validates the keys of `params` against the rule's schema (CheckParameterKeys,
+  // parameter_keys.h): an unknown key is InvalidArgument naming it, with a hint when a declared
+  // key is close ("did you mean threshold?"), unless `allow_unknown` or it is a misspelling of
+  // SageMaker's examples; the keys tolerated are appended to *warnings (may be null) as one line
+  // listing them all. A missing required parameter is InvalidArgument naming the key.
   // Applies defaults and calls create. create returning LITMUS_INVALID_CONFIG -> InvalidArgument
   // "rule X (plugin P): <message>"; any other failure -> Internal "rule X (plugin P): create
   // failed: <message>".
@@ -42,7 +42,8 @@ class RuleInstance {
   static StatusOr<std::unique_ptr<RuleInstance>> Create(const LoadedRule& rule, std::string configuration_name,
                                                         std::vector<Trial*> trials,
                                                         const std::map<std::string, std::string>& params,
-                                                        std::vector<std::string>* warnings);
+                                                        std::vector<std::string>* warnings,
+                                                        bool allow_unknown = false);
   ~RuleInstance();  // destroy()
   RuleInstance(const RuleInstance&) = delete;
   RuleInstance& operator=(const RuleInstance&) = delete;
@@ -58,12 +59,14 @@ class RuleInstance {
   bool polls() const { return rule_.on_poll != nullptr; }
   PluginCallResult Poll(int64_t last_step);
   // ABI 1.1: the actions the rule registered with add_action during create, in order, each a JSON
-  // object or list of objects in action_json's form (rule-job-contract.md §8). They belong to
+  // object or list of objects in action_json's form (docs/job-contract.md §8). They belong to
   // this rule only and run, like the job's action_json, when its condition is met.
   const std::vector<std::string>& extra_action_json() const { return ctx_.added_actions; }
 
   // Everything report_violations / report_detail recorded so far.
   const RuleReport& report() const { return report_; }
+  // For a resumed job (run/checkpoint.h): the report as an earlier run of the job left it.
+  void RestoreReport(RuleReport report) { report_ = std::move(report); }
   const LoadedRule& rule() const { return rule_; }
   const std::string& configuration_name() const { return configuration_name_; }
 

@@ -1,5 +1,5 @@
 // BuildJobConfig: merges YAML < environment < command line, key by key, and splits runner keys
-// from rule parameters (rule-job-contract.md §3).
+// from rule parameters (docs/job-contract.md §3).
 #include "run/job_config.h"
 
 #include <yaml-cpp/yaml.h>
@@ -111,7 +111,7 @@ struct YamlJob {
   std::optional<std::string> trial, output_dir, message_file, failure_file, logging_level, prefetch_memory;
   std::optional<std::string> isolation, rule_timeout, rule_memory;
   std::optional<int64_t> poll_interval_ms;
-  std::optional<bool> keep_going;
+  std::optional<bool> keep_going, allow_unknown_params, skip_damaged, fresh;
   std::vector<std::string> plugins, plugin_dirs;
   ParameterMap job_parameters;  // start_step, end_step, other trials given at the top level
   std::vector<YamlRule> rules;
@@ -155,14 +155,16 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
     static const std::set<std::string> kKeys = {
         "trial", "output_dir", "message_file", "failure_file", "logging_level", "poll_interval_ms",
         "prefetch_memory", "keep_going", "plugins", "plugin_dirs", "start_step", "end_step",
-        "other_trials", "rules", "DebugRuleConfigurations", "isolation", "rule_timeout", "rule_memory"};
+        "other_trials", "rules", "DebugRuleConfigurations", "allow_unknown_params", "skip_damaged", "fresh",
+        "isolation", "rule_timeout", "rule_memory"};
     for (const auto& kv : root) {
       const std::string key = Scalar(kv.first);
       if (!kKeys.count(key)) {
         return InvalidArgumentError(path + ": unknown key '" + key + "' (known: trial, rules, output_dir, "
                                     "start_step, end_step, other_trials, plugins, plugin_dirs, logging_level, "
-                                    "poll_interval_ms, prefetch_memory, keep_going, message_file, failure_file, "
-                                    "isolation, rule_timeout, rule_memory)");
+                                    "poll_interval_ms, prefetch_memory, keep_going, allow_unknown_params, "
+                                    "skip_damaged, fresh, message_file, failure_file, isolation, rule_timeout, "
+                                    "rule_memory)");
       }
     }
     auto opt = [&](const char* key, std::optional<std::string>* out) {
@@ -179,6 +181,9 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
     opt("rule_memory", &job.rule_memory);
     if (root["poll_interval_ms"]) job.poll_interval_ms = root["poll_interval_ms"].as<int64_t>();
     if (root["keep_going"]) job.keep_going = root["keep_going"].as<bool>();
+    if (root["allow_unknown_params"]) job.allow_unknown_params = root["allow_unknown_params"].as<bool>();
+    if (root["skip_damaged"]) job.skip_damaged = root["skip_damaged"].as<bool>();
+    if (root["fresh"]) job.fresh = root["fresh"].as<bool>();
     job.plugins = ScalarList(root["plugins"], "plugins");
     job.plugin_dirs = ScalarList(root["plugin_dirs"], "plugin_dirs");
     if (root["start_step"]) job.job_parameters["start_step"] = Scalar(root["start_step"]);
@@ -347,6 +352,20 @@ StatusOr<RuleJobConfig> MakeRule(ParameterMap merged, const std::string& name, c
   return rule;
 }
 
+// Output paths: command line > YAML > the layout's defaults.
+void SetOutputPaths(JobConfig* job, const RunCommandLine& cli, const YamlJob& yaml) {
+  const auto pick = [](const std::optional<std::string>& a, const std::optional<std::string>& b) {
+    return a ? a : b;
+  };
+  OutputPaths paths = ResolveOutputPaths(job->output_layout, pick(cli.output_dir, yaml.output_dir),
+                                         pick(cli.message_file, yaml.message_file),
+                                         pick(cli.failure_file, yaml.failure_file));
+  job->output_dir = std::move(paths.output_dir);
+  job->message_file = std::move(paths.message_file);
+  job->failure_file = std::move(paths.failure_file);
+  job->temp_dir = std::move(paths.temp_dir);
+}
+
 }  // namespace
 
 GetEnvFn ProcessEnvironment() {
@@ -408,21 +427,8 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
     return InvalidArgumentError("no trial given: use --trial PATH (or the S3_PATH environment variable, or "
                                 "trial: in the --config file)");
   }
-  if (cli.output_dir) {
-    job.output_dir = *cli.output_dir;
-  } else if (yaml.output_dir) {
-    job.output_dir = *yaml.output_dir;
-  }
-  if (cli.message_file) {
-    job.message_file = *cli.message_file;
-  } else if (yaml.message_file) {
-    job.message_file = *yaml.message_file;
-  }
-  if (cli.failure_file) {
-    job.failure_file = *cli.failure_file;
-  } else if (yaml.failure_file) {
-    job.failure_file = *yaml.failure_file;
-  }
+  LITMUS_ASSIGN_OR_RETURN(job.output_layout, DetectOutputLayout(getenv));
+  SetOutputPaths(&job, cli, yaml);
   if (cli.logging_level) {
     job.logging_level = *cli.logging_level;
   } else if (cli_params.count("logging_level")) {
@@ -446,6 +452,9 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
     job.prefetch_memory_bytes = *bytes;
   }
   job.keep_going = cli.keep_going || yaml.keep_going.value_or(false);
+  job.allow_unknown_params = cli.allow_unknown_params || yaml.allow_unknown_params.value_or(false);
+  job.skip_damaged = cli.skip_damaged || yaml.skip_damaged.value_or(false);
+  job.fresh = cli.fresh || yaml.fresh.value_or(false);
   if (const auto& isolation = cli.isolation ? cli.isolation : yaml.isolation) {
     if (*isolation != "process" && *isolation != "none") {
       return InvalidArgumentError("--isolation: expected process or none, got '" + *isolation + "'");
@@ -475,6 +484,15 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
   job.plugin_dirs.insert(job.plugin_dirs.end(), cli.plugin_dirs.begin(), cli.plugin_dirs.end());
   if (auto stop = getenv("SAGEMAKER_ENV_RULE_STOP_SIGNAL_FILE"); stop && !stop->empty()) {
     job.stop_signal_file = *stop;
+  }
+  if (auto interval = getenv("LITMUS_PROGRESS_INTERVAL_S"); interval && !interval->empty()) {
+    char* end = nullptr;
+    const double s = std::strtod(interval->c_str(), &end);
+    if (end == interval->c_str() || *end != '\0' || !(s > 0)) {
+      return InvalidArgumentError("LITMUS_PROGRESS_INTERVAL_S: expected a number of seconds > 0, got '" + *interval +
+                                  "'");
+    }
+    job.progress_interval_s = s;
   }
   if (auto grace = getenv("rule_stop_grace_time_secs"); grace && !grace->empty()) {
     char* end = nullptr;
@@ -525,9 +543,9 @@ JobConfig FallbackJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv) {
   if (cli.config_file) {
     if (auto loaded = LoadYaml(*cli.config_file); loaded.ok()) yaml = std::move(loaded).value();
   }
-  job.output_dir = cli.output_dir.value_or(yaml.output_dir.value_or(job.output_dir));
-  job.message_file = cli.message_file.value_or(yaml.message_file.value_or(job.message_file));
-  job.failure_file = cli.failure_file.value_or(yaml.failure_file.value_or(job.failure_file));
+  const auto layout = DetectOutputLayout(getenv);
+  job.output_layout = layout.ok() ? *layout : OutputLayout::kLocal;
+  SetOutputPaths(&job, cli, yaml);
   job.plugin_files = yaml.plugins;
   job.plugin_files.insert(job.plugin_files.end(), cli.plugin_files.begin(), cli.plugin_files.end());
   job.plugin_dirs = yaml.plugin_dirs;

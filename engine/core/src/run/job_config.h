@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "litmus/status.h"
+#include "run/output_layout.h"
 
 namespace litmus {
 
@@ -35,9 +36,12 @@ struct RuleJobConfig {
 struct JobConfig {
   std::string trial;
   std::vector<RuleJobConfig> rules;
-  std::string output_dir = "/opt/ml/processing/output/rule";
-  std::string message_file = "/opt/ml/output/message";
-  std::string failure_file = "/opt/ml/output/failure";
+  // Output paths: explicit ones as given, the others from the layout (output_layout.h).
+  OutputLayout output_layout = OutputLayout::kLocal;
+  std::string output_dir = "litmus-output";
+  std::string message_file = "litmus-output/message";
+  std::string failure_file = "litmus-output/failure";
+  std::string temp_dir;  // temp files of atomic writes; empty: beside each target
   std::string logging_level;  // empty: keep the process's level (`litmus --logging-level`, info)
   int64_t poll_interval_ms = 1000;
   // Decoded tensors kept (the trial cache). Modest on purpose: a budget much larger than a few
@@ -50,6 +54,19 @@ struct JobConfig {
   // the job stops once now > that time + grace (rule_stop_grace_time_secs, default 60 s).
   std::optional<std::string> stop_signal_file;
   double stop_grace_s = 60;
+  // How often the waits for a trial and the progress are logged (LITMUS_PROGRESS_INTERVAL_S).
+  double progress_interval_s = 30;
+  // A step whose required record is damaged (truncated, missing, corrupt) is skipped with a
+  // warning instead of ending the rule with a ClientError (docs/run.md, "Damaged data").
+  bool skip_damaged = false;
+  // Start over even when the output folder holds an interrupted run of this job (docs/run.md,
+  // "Resume"); otherwise such a run is resumed.
+  bool fresh = false;
+  // --allow-unknown-params: a parameter key the rule does not declare is a warning, not exit 2.
+  bool allow_unknown_params = false;
+  // Warnings about the configuration (a key given twice, set by two sources), recorded in
+  // status.json and the rule reports besides being logged.
+  std::vector<std::string> warnings;
   // Rule isolation (docs/run.md "Isolation and limits"): each rule in a worker process of its
   // own (--isolation process, the default) or in this one (none); per-call time limit and
   // memory limit (RLIMIT_DATA, 0 = unlimited) of each worker.
@@ -77,6 +94,9 @@ struct RunCommandLine {
   std::vector<std::string> plugin_files;
   std::vector<std::string> plugin_dirs;
   bool keep_going = false;
+  bool skip_damaged = false;
+  bool fresh = false;
+  bool allow_unknown_params = false;
   std::optional<std::string> isolation;    // "process" or "none"
   std::optional<std::string> rule_timeout; // seconds
   std::optional<std::string> rule_memory;  // "512M", "4G", "unlimited"
@@ -90,7 +110,7 @@ GetEnvFn ProcessEnvironment();
 // or malformed YAML file, LITMUS_RULE_PARAMETERS that is not a JSON object of strings, a
 // parameter that is not key=value, more than 100 parameters or a key/value over 256 characters,
 // a non-integer step, no trial, no rule, --rule with a config of several rules, two rules of the
-// same name. A key given twice on the command line, or set with different values by two sources,
+// same name, a LITMUS_OUTPUT_LAYOUT other than sagemaker or local. A key given twice on the command line, or set with different values by two sources,
 // keeps the higher-precedence (or later) value and appends one note naming the key and both
 // values to *notes (may be null; the caller logs them as warnings).
 StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv,
@@ -99,7 +119,7 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
 // After BuildJobConfig failed: what is needed to report that failure like any other client error
 // (JobRunner::ReportConfigurationError). Best effort, never fails: output_dir, message_file and
 // failure_file from the command line, else from the --config file when it can be read, else the
-// defaults; its plugins; and the rules as far as they are known (--rule or rule_to_invoke of
+// defaults of the detected layout (local if LITMUS_OUTPUT_LAYOUT is invalid); its plugins; and the rules as far as they are known (--rule or rule_to_invoke of
 // LITMUS_RULE_PARAMETERS, else the config file's rules), names as typed, without parameters.
 JobConfig FallbackJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv);
 

@@ -5,8 +5,10 @@
 #include <spdlog/spdlog.h>
 #include <tbb/parallel_for_each.h>
 #include <tbb/task_group.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <compare>
 #include <iterator>
 #include <map>
@@ -23,8 +25,13 @@
 #include "plugin/host_api.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/rule_instance.h"
+#include "run/condition_met_line.h"
+#include "run/checkpoint.h"
 #include "run/job_report.h"
+#include "run/progress_reporter.h"
+#include "run/step_range.h"
 #include "run/stop_signal.h"
+#include "run/trial_wait.h"
 
 namespace litmus {
 namespace {
@@ -79,6 +86,7 @@ static IsolationOptions IsolationOptionsOf(const JobConfig& config) {
   // Decoded tensors live here while cached or handed to a rule (sparse: unused pages cost nothing).
   options.arena_bytes = 2 * config.prefetch_memory_bytes + (uint64_t{256} << 20);
   options.prestart = config.rules.size();
+  options.allow_unknown_params = config.allow_unknown_params;
   return options;
 }
 
@@ -95,6 +103,11 @@ struct JobRunner::Impl {
     std::vector<int64_t> fired_steps;
     int64_t datapoints = 0;
     int64_t last_step = -1;
+    double seconds = 0;                 // in the rule's own calls (the verdict's time)
+    std::vector<std::string> warnings;  // recorded in status.json and the rule report
+    int64_t damaged_skipped = 0;        // steps skipped for damaged records (--skip-damaged)
+    // A resumed job: the firings an earlier run of it already reported (no event, no action again).
+    std::set<int64_t> reported_firings;
     // Requirements already declared for a step (set_required_tensors is called once per step).
     std::map<int64_t, std::pair<PluginCallResult, std::vector<TensorRequirement>>> declared;
     // action_json plus the rule's own add_action registrations (ConfigureActions), and their
@@ -105,7 +118,16 @@ struct JobRunner::Impl {
 
   JobConfig config;
   Env* env;
+  // `env` as the trials see it: a local trial folder that does not exist yet opens as empty.
+  std::unique_ptr<PendingFolderEnv> trial_env;
   std::unique_ptr<JobReporter> reporter;
+  std::unique_ptr<ProgressReporter> progress;
+  int64_t steps_evaluated = 0;  // distinct steps the loop evaluated (progress)
+  std::optional<int64_t> last_evaluated_step;
+  std::vector<VerdictRow> verdict;  // filled when the job ends
+  // Resume (run/checkpoint.h): restarts of this job so far, and when the checkpoint was written.
+  int64_t restarts = 0;
+  std::chrono::steady_clock::time_point last_checkpoint{};
   PluginRegistry registry;
   std::vector<std::string> trial_paths;          // unique paths, base trial first
   std::vector<std::unique_ptr<Trial>> trials;
@@ -134,7 +156,21 @@ struct JobRunner::Impl {
   uint64_t refreshes = 0;
   std::chrono::steady_clock::time_point last_report_write{};
 
-  Impl(JobConfig c, Env* e) : config(std::move(c)), env(e) {}
+  Impl(JobConfig c, Env* e)
+      : config(std::move(c)), env(e), trial_env(e ? std::make_unique<PendingFolderEnv>(e) : nullptr) {}
+
+  std::chrono::milliseconds ProgressInterval() const {
+    return std::chrono::milliseconds(static_cast<int64_t>(config.progress_interval_s * 1000));
+  }
+
+  // Runs `call` and adds its duration to the rule's time.
+  template <class Call>
+  auto Timed(RuleState& r, Call&& call) {
+    const auto started = std::chrono::steady_clock::now();
+    auto result = call();
+    r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+  }
 
   Trial& base() { return *trials[0]; }
 
@@ -160,7 +196,9 @@ struct JobRunner::Impl {
     TrialOptions options = TrialOptions::FromEnvironment();
     options.cache_bytes = config.prefetch_memory_bytes;
     if (isolation) options.record_buffers = isolation->record_buffers();
-    auto trial = Trial::Open(env, path, options);
+    // Training may not have created the folder yet: waited for (WaitForCollections), not an error.
+    if (IsMissingLocalFolder(path)) trial_env->AddPendingFolder(path);
+    auto trial = Trial::Open(trial_env.get(), path, options);
     if (!trial.ok()) return trial.status().WithContext("trial " + path);
     trial_paths.push_back(path);
     trials.push_back(std::move(trial).value());
@@ -168,25 +206,32 @@ struct JobRunner::Impl {
   }
 
   // smdebug's create_trial waits for the collections files; the end marker without them is
-  // MissingCollectionFiles. Rules with on_poll are polled meanwhile (a job that never writes
-  // anything must still be able to stall); returns early once every rule has ended.
+  // MissingCollectionFiles. What is waited for is logged at once and then at every progress
+  // interval (a missing folder, an empty one, no collections file yet); a folder that holds
+  // trials but is not one is an error naming them. Rules with on_poll are polled meanwhile (a
+  // job that never writes anything must still be able to stall); returns early once every rule
+  // has ended.
   Status WaitForCollections(Trial& trial) {
-    bool warned = false;
-    auto started = std::chrono::steady_clock::now();
+    WaitNotice notice(ProgressInterval());
     while (true) {
-      if (trial.collections_ready() && static_cast<int64_t>(trial.workers().size()) >= trial.num_workers()) {
-        return OkStatus();
-      }
-      if (trial.end_marker_seen()) {
+      const std::optional<std::string> waiting = TrialWaitState(trial);
+      if (!waiting) return OkStatus();
+      // (The end marker alone is not enough: a worker's collections file may still be on its way.)
+      if (trial.loaded_all_steps()) {
         return FailedPreconditionError(
             "No debugging data was saved by the training job. Check that the debugger hook was configured correctly "
             "before starting the training job. Exception: Training job has ended. All the collection files could not "
             "be loaded (trial " + trial.root() + ")");
       }
-      if (!warned && std::chrono::steady_clock::now() - started > std::chrono::seconds(20)) {
-        spdlog::warn("waiting for the collections files of trial {} (training has not saved its first step yet?)",
-                     trial.root());
-        warned = true;
+      if (const NestedTrials nested = FindNestedTrials(trial.root()); !nested.names.empty()) {
+        return InvalidArgumentError(NestedTrialsMessage(trial.root(), nested));
+      }
+      if (notice.Due()) {
+        if (const int64_t waited = notice.WaitedSeconds(); waited > 0) {
+          spdlog::warn("{} (waiting for {} s)", *waiting, waited);
+        } else {
+          spdlog::warn("{}", *waiting);
+        }
       }
       if (PollIdleRules() && AllRulesDone()) return OkStatus();
       if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return OkStatus();
@@ -222,7 +267,8 @@ struct JobRunner::Impl {
     for (auto& r : rules) {
       if (r->done || !r->instance->polls()) continue;
       std::string message;
-      switch (Classify(*r, r->instance->Poll(r->last_step), &message)) {
+      const PluginCallResult polled = Timed(*r, [&] { return r->instance->Poll(r->last_step); });
+      switch (Classify(*r, polled, &message)) {
         case StepOutcome::kNotMet:
         case StepOutcome::kSkipped:
           break;
@@ -307,8 +353,11 @@ struct JobRunner::Impl {
       std::vector<Trial*> rule_trials;
       for (uint32_t i : state->trial_indices) rule_trials.push_back(trials[i].get());
       std::vector<std::string> warnings;
-      auto instance = isolation->CreateRule(rule, state->config.configuration_name, rule_trials, params, &warnings);
+      auto instance = Timed(*state, [&] {
+        return isolation->CreateRule(rule, state->config.configuration_name, rule_trials, params, &warnings);
+      });
       for (const auto& w : warnings) spdlog::warn("{}", w);
+      state->warnings = warnings;
       if (!instance.ok()) {
         if (instance.status().code() == StatusCode::kInvalidArgument) return client_error(instance.status());
         *error_line = "InternalServerError: " + instance.status().message();
@@ -343,10 +392,24 @@ struct JobRunner::Impl {
       reporter->SetRuleStatus(rc.configuration_name, RuleStatus::kError, line, std::nullopt);
     }
     reporter->Finish(code, line);
+    verdict = ErrorVerdict();
     return code;
   }
 
-  // ---- actions (rule-job-contract.md §8, docs/actions.md) ---------------------------------------
+  // The verdict of a job that ended before its rules started: every rule of the configuration Error.
+  std::vector<VerdictRow> ErrorVerdict() const {
+    std::vector<VerdictRow> rows;
+    for (RuleJobConfig rc : config.rules) {
+      UseClassName(rc);
+      VerdictRow row;
+      row.rule = rc.configuration_name;
+      row.status = RuleStatusName(RuleStatus::kError);
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  // ---- actions (docs/job-contract.md §8, docs/actions.md) ---------------------------------------
 
   // Parses the rule's action_json and `extra_action_jsons` (actions the rule registered itself
   // through add_action, same JSON form). InvalidArgument (exit 2) for malformed JSON or an invalid
@@ -400,21 +463,19 @@ struct JobRunner::Impl {
     const std::optional<int64_t> end = r.config.end_step;
     while (!r.done) {
       if (end && r.cursor >= *end) {
-        EndRule(r, RuleStatus::kNoIssuesFound, "end_step " + std::to_string(*end) + " reached");
+        EndRuleAtEndOfRange(r, "end_step " + std::to_string(*end) + " reached");
         return std::nullopt;
       }
       const std::optional<int64_t> next = base().FirstStepAtOrAfter(r.cursor);
       if (!next) {
-        if (base().loaded_all_steps()) {
-          EndRule(r, RuleStatus::kNoIssuesFound, "no more data: training has ended");
-        }
+        if (base().loaded_all_steps()) EndRuleAtEndOfRange(r, "no more data: training has ended");
         return std::nullopt;
       }
       const int64_t step = *next;
       if (end && step >= *end) {
         // A later step exists past end_step: nothing below end_step will come.
         if (base().IsStepComplete(step) || base().loaded_all_steps()) {
-          EndRule(r, RuleStatus::kNoIssuesFound, "end_step " + std::to_string(*end) + " reached");
+          EndRuleAtEndOfRange(r, "end_step " + std::to_string(*end) + " reached");
         }
         return std::nullopt;
       }
@@ -433,11 +494,26 @@ struct JobRunner::Impl {
     return std::nullopt;
   }
 
+  // A rule whose steps are exhausted ends NoIssuesFound with `details`, unless its step range
+  // selected no saved step of the trial at all: then it says so (a warning, and StatusDetails).
+  void EndRuleAtEndOfRange(RuleState& r, std::string details) {
+    if (r.datapoints == 0 && r.fired_steps.empty() && r.last_step < 0) {
+      if (auto note = EmptyStepRangeNote(base().Steps(Mode::kGlobal, /*include_incomplete=*/true),
+                                         r.config.start_step, r.config.end_step)) {
+        spdlog::warn("rule {}: {}", r.config.configuration_name, *note);
+        r.warnings.push_back(*note);
+        reporter->SetRuleWarnings(r.config.configuration_name, r.warnings);
+        details = *note;
+      }
+    }
+    EndRule(r, RuleStatus::kNoIssuesFound, details);
+  }
+
   const std::pair<PluginCallResult, std::vector<TensorRequirement>>& Declare(RuleState& r, int64_t step) {
     auto it = r.declared.find(step);
     if (it == r.declared.end()) {
       std::vector<TensorRequirement> reqs;
-      PluginCallResult result = r.instance->RequiredTensors(step, &reqs);
+      PluginCallResult result = Timed(r, [&] { return r.instance->RequiredTensors(step, &reqs); });
       // Translate the rule's trial numbers to job-wide trial indices.
       for (auto& req : reqs) req.trial = req.trial < r.trial_indices.size() ? r.trial_indices[req.trial] : UINT32_MAX;
       it = r.declared.emplace(step, std::make_pair(std::move(result), std::move(reqs))).first;
@@ -505,10 +581,10 @@ struct JobRunner::Impl {
   }
 
   // Whether the first worker's entry of `name` at `step` holds stored reductions but no raw value
-  // (a reduction_config without save_raw_tensor). Unlike smdebug's fetch, such a required tensor
-  // does not skip the step: the rule reads its reductions (builtin-rules.md §1.4), and a rule
-  // that asks for the value gets TensorUnavailableForStep from the read, which skips the step all
-  // the same.
+  // (a reduction_config without save_raw_tensor). smdebug's fetch reads every required value, so
+  // such a step is skipped (TensorUnavailableForStep), unless the rule required the tensor with
+  // LITMUS_REQUIRE_REDUCTIONS_ONLY (ABI 1.2): then it reads the stored reductions
+  // (docs/compatibility.md).
   static bool SavedOnlyAsReductions(const Trial& trial, const std::string& name, int64_t step) {
     const std::vector<TensorEntry> entries = trial.Entries(name, step);
     return !entries.empty() && !entries.front().location && !entries.front().stored_reductions.empty();
@@ -544,19 +620,49 @@ struct JobRunner::Impl {
         }
         if (std::binary_search(readable.begin(), readable.end(), ReadKey{req.trial, req.name, s})) continue;
         auto value = trial.Value(req.name, s);
+        // A record the index names that its event file does not hold yet (an upload on its way):
+        // wait for it, as for the step; the trial turns it into DataLoss after its retry budget.
+        while (!value.ok() && GetTrialError(value.status()) == TrialError::kStepNotYetAvailable) {
+          if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kSkipped;
+          JoinPrefetch();
+          if (Status st = RefreshTrial(trial); !st.ok()) {
+            *message = st.message();
+            return StepOutcome::kClientError;
+          }
+          value = trial.Value(req.name, s);
+        }
         if (!value.ok()) {
           const auto error = GetTrialError(value.status());
           if (error == TrialError::kNoMoreData) return StepOutcome::kNoMoreData;
-          if (error == TrialError::kTensorUnavailableForStep && SavedOnlyAsReductions(trial, std::string(req.name), s)) {
+          if (error == TrialError::kTensorUnavailableForStep && req.reductions_only &&
+              SavedOnlyAsReductions(trial, std::string(req.name), s)) {
             continue;
           }
           if (error) return StepOutcome::kSkipped;  // smdebug's fetch raises; invoke_rule moves on
+          // Damaged data (a truncated, missing or corrupt record): an error, never "not saved",
+          // unless the user chose to skip such steps (--skip-damaged), which is then recorded.
+          if (config.skip_damaged && value.status().code() == StatusCode::kDataLoss) {
+            SkippedDamaged(r, s, value.status());
+            return StepOutcome::kSkipped;
+          }
           *message = value.status().message();
-          return StepOutcome::kClientError;  // corrupt trial data
+          return StepOutcome::kClientError;
         }
       }
     }
     return StepOutcome::kNotMet;
+  }
+
+  // --skip-damaged: a step skipped for a damaged record is a warning, counted in the rule's
+  // report and listed (the first few) in status.json.
+  void SkippedDamaged(RuleState& r, int64_t step, const Status& damage) {
+    constexpr size_t kListed = 10;
+    ++r.damaged_skipped;
+    spdlog::warn("rule {}: step {} skipped (--skip-damaged): {}", r.config.configuration_name, step, damage.message());
+    if (r.damaged_skipped <= static_cast<int64_t>(kListed)) {
+      r.warnings.push_back("step " + std::to_string(step) + " skipped (--skip-damaged): " + damage.message());
+      reporter->SetRuleWarnings(r.config.configuration_name, r.warnings);
+    }
   }
 
   StepOutcome Classify(const RuleState& r, const PluginCallResult& result, std::string* message) {
@@ -584,11 +690,6 @@ struct JobRunner::Impl {
     }
   }
 
-  static std::string ConditionMetText(const RuleState& r, int64_t step) {
-    return "Evaluation of the rule " + r.config.rule + " at step " + std::to_string(step) +
-           " resulted in the condition being met";
-  }
-
   void EndRule(RuleState& r, RuleStatus status, const std::string& details) {
     if (r.done) return;
     r.done = true;
@@ -606,12 +707,14 @@ struct JobRunner::Impl {
         if (!r.fired_steps.empty()) {
           r.status = RuleStatus::kIssuesFound;
           r.exit_code = kExitConditionMet;
-          r.details = "RuleEvaluationConditionMet: " + ConditionMetText(r, r.fired_steps.front());
+          r.details = "RuleEvaluationConditionMet: " + ConditionMetText(r.config.rule, r.fired_steps.front());
         }
         break;
       case RuleStatus::kInProgress: break;
     }
     spdlog::info("Ended execution of rule {} at end_step {}", r.config.rule, r.cursor);
+    reporter->SetRuleProgress(r.config.configuration_name, r.datapoints,
+                              r.last_step >= 0 ? std::optional<int64_t>(r.last_step) : std::nullopt);
     // The step a status refers to: the first firing, else the last step evaluated.
     std::optional<int64_t> status_step;
     if (!r.fired_steps.empty()) {
@@ -635,6 +738,8 @@ struct JobRunner::Impl {
     RuleReportData data;
     data.rule_triggered = static_cast<int64_t>(r.fired_steps.size());
     data.datapoints = r.datapoints;
+    data.warnings = r.warnings;
+    data.damaged_skipped = r.damaged_skipped;
     if (r.instance) {
       data.violations = r.instance->report().violations;
       data.details_json = r.instance->report().details_json;
@@ -649,7 +754,13 @@ struct JobRunner::Impl {
   void Fired(RuleState& r, int64_t step) {
     r.fired_steps.push_back(step);
     const auto mode = base().ModeOfGlobalStep(step);
-    const std::string message = ConditionMetText(r, step);
+    const std::string message = ConditionMetText(r.config.rule, step);
+    if (r.reported_firings.contains(step)) {
+      // Reported, with its actions, by the run this job resumes: the same firing, found again.
+      spdlog::debug("{}: {} (reported before the restart)", r.config.configuration_name, message);
+      if (!config.keep_going) EndRule(r, RuleStatus::kIssuesFound, "RuleEvaluationConditionMet: " + message);
+      return;
+    }
     spdlog::info("{}: {}", r.config.configuration_name, message);
     reporter->Event({.event = "RuleEvaluationConditionMet",
                      .rule = r.config.configuration_name,
@@ -764,7 +875,7 @@ struct JobRunner::Impl {
     for (RuleState* r : to_invoke) r->instance->StartInvoke(step);  // isolated rules start at once
     const auto invoke = [&](size_t i) {
       std::string message;
-      const PluginCallResult result = to_invoke[i]->instance->Invoke(step);
+      const PluginCallResult result = Timed(*to_invoke[i], [&] { return to_invoke[i]->instance->Invoke(step); });
       outcomes[i].first = Classify(*to_invoke[i], result, &message);
       outcomes[i].second = std::move(message);
     };
@@ -823,13 +934,19 @@ struct JobRunner::Impl {
     return std::nullopt;
   }
 
+  // Rule reports and the progress in status.json, at most once per poll interval (unless `force`).
   void MaybeWriteReports(bool force) {
     const auto now = std::chrono::steady_clock::now();
     if (!force && now - last_report_write < std::chrono::milliseconds(config.poll_interval_ms)) return;
     last_report_write = now;
     for (auto& r : rules) {
-      if (!r->done) WriteReport(*r);
+      if (r->done) continue;
+      WriteReport(*r);
+      reporter->SetRuleProgress(r->config.configuration_name, r->datapoints,
+                                r->last_step >= 0 ? std::optional<int64_t>(r->last_step) : std::nullopt);
     }
+    reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
+    reporter->WriteStatus();
   }
 
   int Loop() {
@@ -837,7 +954,7 @@ struct JobRunner::Impl {
       if (stop->ShouldStop()) {
         JoinPrefetch();
         for (auto& r : rules) {
-          if (!r->done) EndRule(*r, RuleStatus::kStopped, stop->Reason());
+          if (!r->done) EndRule(*r, RuleStatus::kStopped, "Stopped: " + stop->Reason());
         }
         return kExitStopped;
       }
@@ -851,12 +968,18 @@ struct JobRunner::Impl {
       if (!any_active) break;
       if (!ready.empty()) {
         EvaluateStep(ready.begin()->first, ready.begin()->second);
+        ++steps_evaluated;
+        last_evaluated_step = ready.begin()->first;
+        progress->StepEvaluated(steps_evaluated, ready.begin()->first);
         MaybeWriteReports(false);
+        MaybeCheckpoint(false);
         continue;
       }
       // Nothing to evaluate: time-based rules get their on_poll, then wait and look for new files.
       if (PollIdleRules()) continue;
+      progress->Waiting();
       MaybeWriteReports(false);
+      MaybeCheckpoint(false);
       if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) continue;
       JoinPrefetch();
       for (auto& trial : trials) {
@@ -874,10 +997,110 @@ struct JobRunner::Impl {
     return kExitOk;
   }
 
+  // ---- resume (run/checkpoint.h, docs/run.md "Resume") ------------------------------------------
+
+  std::string Fingerprint(const RuleState& r) const {
+    return JobFingerprint(config.trial, r.config.rule, r.config.plugin, r.config.parameters, r.config.start_step,
+                          r.config.end_step, r.config.other_trials, config.keep_going);
+  }
+
+  StatusOr<ResumePlan> PlanJobResume() const {
+    std::vector<std::pair<std::string, std::string>> fingerprints;
+    for (const auto& r : rules) fingerprints.emplace_back(r->config.configuration_name, Fingerprint(*r));
+    return PlanResume(config.output_dir, config.fresh, config.trial, fingerprints);
+  }
+
+  // Takes over what the interrupted run reported for `r`. Returns true if the rule had ended
+  // then (its status is restored, without events). Otherwise the rule goes on: a stateless one
+  // (ABI 1.2) where the checkpoint left it, any other from its start step again, replaying the
+  // steps before with the firings already reported suppressed (Fired), which rebuilds its state.
+  bool Resume(RuleState& r, const RuleResume& plan, std::string* how) {
+    r.reported_firings = plan.reported_firings;
+    const auto restore_progress = [&](const RuleCheckpoint& cp) {
+      r.cursor = std::max(r.cursor, cp.cursor);
+      r.last_step = cp.last_step;
+      r.datapoints = cp.datapoints;
+      r.fired_steps = cp.fired_steps;
+      r.instance->RestoreReport({cp.violations, cp.details_json});
+    };
+    if (plan.ended) {
+      if (plan.checkpoint) restore_progress(*plan.checkpoint);
+      r.fired_steps.assign(plan.reported_firings.begin(), plan.reported_firings.end());
+      r.done = true;
+      r.status = RuleStatusFromName(plan.ended_status).value_or(RuleStatus::kError);
+      r.details = plan.ended_details;
+      r.exit_code = r.status == RuleStatus::kIssuesFound ? kExitConditionMet
+                    : r.status != RuleStatus::kError ? kExitOk
+                    : r.details.starts_with("ClientError") ? kExitClientError : kExitInternal;
+      if (plan.ended_step) r.last_step = std::max(r.last_step, *plan.ended_step);
+      std::optional<int64_t> status_step;
+      if (!r.fired_steps.empty()) {
+        status_step = r.fired_steps.front();
+      } else if (r.last_step >= 0) {
+        status_step = r.last_step;
+      }
+      reporter->RestoreRuleStatus(r.config.configuration_name, r.status, r.details, status_step);
+      return true;
+    }
+    if (r.instance->rule().stateless && plan.checkpoint) {
+      restore_progress(*plan.checkpoint);
+      *how = "continuing where the checkpoint left it";
+    } else {
+      const int64_t reported = plan.reported_firings.empty() ? -1 : *plan.reported_firings.rbegin();
+      const int64_t through = std::max(plan.checkpoint ? plan.checkpoint->last_step : -1, reported);
+      *how = through >= r.cursor ? "replaying steps " + std::to_string(r.cursor) + ".." + std::to_string(through) +
+                                       " to rebuild its state, their firings not reported again"
+                                 : "from its start step";
+    }
+    return false;
+  }
+
+  JobCheckpoint MakeCheckpoint(bool finished) const {
+    JobCheckpoint cp;
+    cp.trial = config.trial;
+    cp.restarts = restarts;
+    cp.finished = finished;
+    for (const auto& r : rules) {
+      RuleCheckpoint rc;
+      rc.name = r->config.configuration_name;
+      rc.fingerprint = Fingerprint(*r);
+      rc.cursor = r->cursor;
+      rc.last_step = r->last_step;
+      rc.datapoints = r->datapoints;
+      rc.fired_steps = r->fired_steps;
+      rc.done = r->done;
+      rc.status = std::string(RuleStatusName(r->status));
+      rc.details = r->details;
+      rc.exit_code = r->exit_code;
+      if (r->instance) {
+        rc.violations = r->instance->report().violations;
+        rc.details_json = r->instance->report().details_json;
+      }
+      cp.rules.push_back(std::move(rc));
+    }
+    return cp;
+  }
+
+  // Writes the checkpoint at most once a second (unless `force`), after making events.jsonl
+  // durable: a checkpoint never covers events that could still be lost.
+  void MaybeCheckpoint(bool force, bool finished = false) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_checkpoint < std::chrono::seconds(1)) return;
+    last_checkpoint = now;
+    if (Status synced = reporter->SyncEvents(); !synced.ok()) {
+      reporter->RecordWriteFailure(synced.message());
+      return;
+    }
+    if (Status written = WriteCheckpoint(config.output_dir, MakeCheckpoint(finished)); !written.ok()) {
+      reporter->RecordWriteFailure(written.message());
+    }
+  }
+
   int Finish() {
     int code = kExitOk;
     std::string line;
-    bool stopped = false, fired = false;
+    bool stopped = false;
+    std::vector<RuleFiring> firings;  // the message line names every rule that fired
     int error = 0;
     for (auto& r : rules) {
       if (r->exit_code == kExitInternal || r->exit_code == kExitClientError) {
@@ -887,24 +1110,40 @@ struct JobRunner::Impl {
         }
       }
       stopped |= r->exit_code == kExitStopped;
-      if (r->exit_code == kExitConditionMet && !fired) {
-        fired = true;
-        if (!error) {
-          line = "RuleEvaluationConditionMet: " + ConditionMetText(*r, r->fired_steps.front());
-        }
+      if (r->exit_code == kExitConditionMet && !r->fired_steps.empty()) {
+        firings.push_back({r->config.rule, r->fired_steps.front()});
       }
     }
     if (error) {
       code = error;
     } else if (stopped) {
       code = kExitStopped;
-      line = "";
-    } else if (fired) {
+      line = "Stopped: " + stop->Reason();
+    } else if (!firings.empty()) {
       code = kExitConditionMet;
+      line = ConditionMetLine(std::move(firings));
     }
+    progress->Clear();
     for (auto& r : rules) WriteReport(*r);
+    reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
     reporter->Finish(code, line);
+    // A stopped job (SIGTERM: a pod evicted, a spot instance reclaimed) resumes when restarted.
+    MaybeCheckpoint(/*force=*/true, /*finished=*/code != kExitStopped);
+    // A verdict that could not be written is not a verdict: the job fails (docs/run.md).
+    if (const std::optional<std::string> failure = reporter->write_failure()) {
+      code = kExitInternal;
+      line = "InternalServerError: cannot write the job's files: " + *failure;
+      reporter->Finish(code, line);
+    }
     if (code == kExitClientError || code == kExitInternal) spdlog::error("{}", line);
+    for (auto& r : rules) {
+      verdict.push_back({.rule = r->config.configuration_name,
+                         .status = std::string(RuleStatusName(r->status)),
+                         .first_firing = r->fired_steps.empty() ? std::nullopt : std::optional(r->fired_steps.front()),
+                         .firings = static_cast<int64_t>(r->fired_steps.size()),
+                         .datapoints = r->datapoints,
+                         .seconds = r->seconds});
+    }
     return code;
   }
 };
@@ -914,13 +1153,18 @@ JobRunner::~JobRunner() = default;
 
 int JobRunner::Run() {
   Impl& s = *impl_;
-  auto reporter = JobReporter::Create({s.config.output_dir, s.config.message_file, s.config.failure_file});
+  auto reporter = JobReporter::Create(
+      {s.config.output_dir, s.config.message_file, s.config.failure_file, s.config.temp_dir});
   if (!reporter.ok()) {
-    spdlog::error("{}", reporter.status().message());
-    return kExitClientError;
+    // No verdict can be written (a full disk, a read-only folder): never a green job.
+    spdlog::error("cannot write the job's files: {}", reporter.status().message());
+    s.verdict = s.ErrorVerdict();
+    return kExitInternal;
   }
   s.reporter = std::move(reporter).value();
+  s.reporter->SetJobWarnings(s.config.warnings);
   s.stop = std::make_unique<StopSignal>(s.env, s.config.trial, s.config.stop_signal_file, s.config.stop_grace_s);
+  s.progress = std::make_unique<ProgressReporter>(isatty(STDERR_FILENO) == 1, s.ProgressInterval());
 
   std::string error_line;
   const int setup = s.Setup(&error_line);
@@ -928,19 +1172,43 @@ int JobRunner::Run() {
     spdlog::error("{}", error_line);
     return s.FailBeforeStart(setup, error_line);
   }
-  for (auto& r : s.rules) s.reporter->AddRule(r->config.configuration_name, r->config.rule);
+  // An interrupted run of this job in the output folder is resumed (docs/run.md, "Resume").
+  StatusOr<ResumePlan> plan = s.PlanJobResume();
+  if (!plan.ok()) {
+    error_line = "ClientError: " + plan.status().message();
+    spdlog::error("{}", error_line);
+    return s.FailBeforeStart(kExitClientError, error_line);
+  }
+  if (plan->resume) {
+    s.restarts = plan->restarts + 1;
+    spdlog::info("resuming the interrupted job in {} (restart {}; --fresh starts over)", s.config.output_dir,
+                 s.restarts);
+  } else {
+    s.reporter->StartOver();
+  }
   for (auto& r : s.rules) {
-    spdlog::info("Started execution of rule {} at step {}", r->config.rule, r->cursor);
-    s.reporter->Event({.event = "RuleStarted",
+    s.reporter->AddRule(r->config.configuration_name, r->config.rule);
+    s.reporter->SetRuleWarnings(r->config.configuration_name, r->warnings);
+  }
+  for (auto& r : s.rules) {
+    std::string how;
+    if (plan->resume && s.Resume(*r, plan->rules.at(r->config.configuration_name), &how)) continue;
+    const bool resumed = plan->resume;
+    const std::string message = (resumed ? "Resumed execution of rule " : "Started execution of rule ") +
+                                r->config.rule + " at step " + std::to_string(r->cursor) +
+                                (resumed ? " (" + how + ")" : "");
+    spdlog::info("{}", message);
+    s.reporter->Event({.event = resumed ? "RuleResumed" : "RuleStarted",
                        .rule = r->config.configuration_name,
                        .rule_class = r->config.rule,
                        .step = r->cursor,
                        .mode = std::nullopt,
                        .mode_step = std::nullopt,
-                       .message = "Started execution of rule " + r->config.rule + " at step " + std::to_string(r->cursor),
+                       .message = message,
                        .status = std::nullopt});
     s.PrepareActions(*r);
   }
+  s.MaybeCheckpoint(/*force=*/true);
   // A stop ends the job within ~2 s whatever a rule does (isolation/stop_watchdog.h).
   StopWatchdog watchdog(s.stop.get(), s.reporter.get());
   s.WaitForTrials();
@@ -949,16 +1217,22 @@ int JobRunner::Run() {
   return loop == kExitStopped && code != kExitInternal && code != kExitClientError ? kExitStopped : code;
 }
 
-int JobRunner::ReportConfigurationError(JobConfig config, const std::string& message) {
+const std::vector<VerdictRow>& JobRunner::Verdict() const { return impl_->verdict; }
+
+int JobRunner::ReportConfigurationError(JobConfig config, const std::string& message,
+                                        std::vector<VerdictRow>* verdict) {
   Impl s(std::move(config), nullptr);
-  auto reporter = JobReporter::Create({s.config.output_dir, s.config.message_file, s.config.failure_file});
+  // Best effort: the plugins only serve to show rules by their class names.
+  if (Status loaded = s.LoadAllPlugins(); !loaded.ok()) spdlog::debug("{}", loaded.message());
+  if (verdict != nullptr) *verdict = s.ErrorVerdict();
+  auto reporter = JobReporter::Create(
+      {s.config.output_dir, s.config.message_file, s.config.failure_file, s.config.temp_dir});
   if (!reporter.ok()) {
     spdlog::warn("{} (status.json and the failure file are not written)", reporter.status().message());
     return kExitClientError;
   }
   s.reporter = std::move(reporter).value();
-  // Best effort: the plugins only serve to show rules by their class names.
-  if (Status loaded = s.LoadAllPlugins(); !loaded.ok()) spdlog::debug("{}", loaded.message());
+  s.reporter->SetJobWarnings(s.config.warnings);
   return s.FailBeforeStart(kExitClientError, "ClientError: " + message);
 }
 

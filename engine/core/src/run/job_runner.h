@@ -1,5 +1,5 @@
 // JobRunner: `litmus run` — evaluates one or more rules on a trial that may still be growing,
-// with smdebug's invoke-loop semantics (rule-job-contract.md §5), and reports by exit code and
+// with smdebug's invoke-loop semantics (docs/job-contract.md §5), and reports by exit code and
 // files (§6.4, JobReporter).
 //
 // The loop walks *discovered* global steps (not every integer): for each rule a cursor; the
@@ -12,9 +12,12 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "litmus/format/env.h"
 #include "run/job_config.h"
+#include "run/verdict_table.h"
 
 namespace litmus {
 
@@ -25,14 +28,18 @@ class JobRunner {
   // Runs the job to its end and returns the process exit code: 0 no issues, 1 a condition was
   // met, 2 client error, 3 internal error, 143 stopped (SIGTERM or stop-signal file).
   int Run();
+  // After Run: one row per rule, for the table the command prints (verdict_table.h).
+  const std::vector<VerdictRow>& Verdict() const;
 
   // For a job whose configuration could not be built (BuildJobConfig's error; `config` from
   // FallbackJobConfig) or was refused afterwards (an unknown logging level): reports it as Run()
   // reports an error found at setup (unknown rule, invalid parameter value): each rule of
   // `config` Error, named by its class name when the plugins load, status.json with exit_code 2,
   // a StatusChanged event per rule, and "ClientError: <message>" in the message and failure
-  // files. Logs no error line (the caller prints it). Returns 2.
-  static int ReportConfigurationError(JobConfig config, const std::string& message);
+  // files. Logs no error line (the caller prints it). Returns 2. *verdict (may be null): each
+  // rule of `config` Error, as far as the configuration names them.
+  static int ReportConfigurationError(JobConfig config, const std::string& message,
+                                      std::vector<VerdictRow>* verdict = nullptr);
 
  private:
   struct Impl;

@@ -15,9 +15,12 @@ namespace litmus {
 namespace {
 
 std::atomic<bool> g_signal_received{false};
+std::atomic<int> g_signal_number{0};  // the first stop signal
 int g_wake_pipe[2] = {-1, -1};  // the handler writes one byte so sleepers wake at once
 
-extern "C" void HandleStopSignal(int) {
+extern "C" void HandleStopSignal(int signal) {
+  int none = 0;
+  g_signal_number.compare_exchange_strong(none, signal);
   g_signal_received.store(true);
   if (g_wake_pipe[1] >= 0) {
     const char byte = 1;
@@ -83,9 +86,9 @@ bool StopSignal::SleepFor(std::chrono::milliseconds duration) {
 
 std::string StopSignal::Reason() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (SignalReceived()) return "stopped by a signal (SIGTERM)";
-  if (file_stop_) return "stopped by the stop-signal file " + stop_file_.value_or("");
-  return "stopped";
+  if (SignalReceived()) return g_signal_number.load() == SIGINT ? "SIGINT received" : "SIGTERM received";
+  if (file_stop_) return "stop requested by the stop-signal file " + stop_file_.value_or("");
+  return "stop requested";
 }
 
 }  // namespace litmus

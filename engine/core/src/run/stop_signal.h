@@ -1,4 +1,4 @@
-// StopSignal: the two ways a rule job is asked to stop (rule-job-contract.md §4, §6.4):
+// StopSignal: the two ways a rule job is asked to stop (docs/job-contract.md §4, §6.4):
 // SIGTERM (and SIGINT) caught by a handler that only sets a flag, and SageMaker's stop-signal
 // file — a file in the trial whose content is a Unix time; the job stops once now > that time +
 // grace, and any read error of an existing file counts as "stop". Sleeping through StopSignal
@@ -29,7 +29,8 @@ class StopSignal {
   bool ShouldStop();
   // Sleeps up to `duration`, returning early (true) when a stop is requested.
   bool SleepFor(std::chrono::milliseconds duration);
-  // Why the job stopped, for the message file.
+  // Why the job stopped, for the message file and StatusDetails ("SIGTERM received", "stop
+  // requested by the stop-signal file F").
   std::string Reason() const;
 
  private:

@@ -186,11 +186,13 @@ static const litmus_param_spec_t kStalledParams[] = {
 };
 #endif
 
-#define DESCRIPTOR(name, params, count, create, destroy, srt, invoke)                                               \
+#define DESCRIPTOR_FLAGS(name, params, count, create, destroy, srt, invoke, flags)                                  \
   {                                                                                                                 \
     sizeof(litmus_rule_descriptor_t), sizeof(litmus_param_spec_t), STR(name), STR("1.2.3"), STR("test rule " name), \
-        params, count, create, destroy, srt, invoke, NULL                                                           \
+        params, count, create, destroy, srt, invoke, NULL, flags, 0                                                 \
   }
+#define DESCRIPTOR(name, params, count, create, destroy, srt, invoke) \
+  DESCRIPTOR_FLAGS(name, params, count, create, destroy, srt, invoke, 0)
 
 #if TEST_PLUGIN_VARIANT == 1
 #define PLUGIN_NAME "loader_good"
@@ -198,7 +200,8 @@ static const litmus_rule_descriptor_t kRules[] = {
     DESCRIPTOR("VanishingGradient", kProbeParams, 3, probe_create, probe_destroy, probe_set_required_tensors,
                probe_invoke),
     DESCRIPTOR("StalledTrainingRule", kStalledParams, 1, plain_create, plain_destroy, NULL, plain_invoke),
-    DESCRIPTOR("NLPSequenceRatio", NULL, 0, plain_create, plain_destroy, NULL, plain_invoke),
+    DESCRIPTOR_FLAGS("NLPSequenceRatio", NULL, 0, plain_create, plain_destroy, NULL, plain_invoke,
+                     LITMUS_RULE_STATELESS),
 };
 #elif TEST_PLUGIN_VARIANT == 2
 #define PLUGIN_NAME "loader_dup"

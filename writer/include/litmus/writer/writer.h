@@ -31,7 +31,7 @@ enum class LogLevel { kInfo, kWarning, kError };
 // several writers share it.
 using LogFunction = std::function<void(LogLevel level, std::string_view message)>;
 
-// Who writes training_job_end.ts (docs/trial-format.md §1.2, §10.2 item 14).
+// Who writes training_job_end.ts (docs/trial-format.md §1.2, §9).
 enum class EndMarkerPolicy {
   // Close() writes it when num_workers == 1; with several workers nobody does, and a coordinator
   // calls MarkTrainingEnded() after every worker has closed. The default.

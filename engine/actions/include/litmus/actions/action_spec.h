@@ -1,4 +1,4 @@
-// ActionSpec and the parsing of `action_json` (rule-job-contract.md §8): what a rule job should do
+// ActionSpec and the parsing of `action_json` (docs/job-contract.md §8): what a rule job should do
 // when its rule fires, as the SageMaker Python SDK serializes it into RuleParameters (raw JSON or
 // the backslash-escaped form, one object or a list), plus the checks rulesconfig makes.
 // Pure functions; thread-safe.

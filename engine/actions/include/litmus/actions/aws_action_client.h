@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,5 +40,13 @@ std::unique_ptr<ActionClient> NewAwsActionClient(AwsActionClientOptions options 
 // The pieces of the protocols, exposed for tests.
 // application/x-www-form-urlencoded body of `fields` in order (RFC 3986 percent-encoding).
 std::string FormEncode(const std::vector<std::pair<std::string, std::string>>& fields);
+
+// The SNS answers (2xx bodies: <{Action}Response><{Action}Result>...), parsed with pugixml; also
+// fuzzed (tests/fuzz/fuzz_s3_listing.cc). Unavailable, naming the action, if the answer is not
+// well-formed XML or lacks what the caller needs.
+StatusOr<std::string> ParseSnsCreateTopic(std::string_view xml);  // the TopicArn
+StatusOr<SnsSubscriptionPage> ParseSnsListSubscriptions(std::string_view xml);
+// The MessageId, "" if the answer has none: SNS accepted the message, the id is only reported.
+std::string ParseSnsPublish(std::string_view xml);
 
 }  // namespace litmus::actions

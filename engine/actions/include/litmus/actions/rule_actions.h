@@ -1,4 +1,4 @@
-// RuleActions: the actions of one rule (rule-job-contract.md §8). Prepare() makes the rule-start
+// RuleActions: the actions of one rule (docs/job-contract.md §8). Prepare() makes the rule-start
 // calls (StopTraining: ListTrainingJobs; Email/SMS: CreateTopic, ListSubscriptions, Subscribe);
 // Fire() runs every action once for one firing (StopTrainingJob when exactly one job matched;
 // Publish). Each returns one ActionResult per action, for the job's events; a failed action never

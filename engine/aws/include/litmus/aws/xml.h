@@ -1,31 +1,43 @@
-// Minimal reader for the flat XML documents AWS services answer with (S3 listings and errors,
-// query-protocol responses such as SNS): finds elements by name and unescapes their text. No
-// DTDs, namespaces are ignored, nesting is found by matching tags; malformed input never reads
-// out of bounds (it yields "not found"). Pure functions; thread-safe.
+// AWS's XML answers (S3 listings and errors, query-protocol answers such as SNS) read with
+// pugixml, a real parser: entities, character references and CDATA are decoded, and a document
+// that is not well-formed is refused rather than guessed at. Elements are found by local name (a
+// namespace prefix is ignored; S3 and SNS put a default xmlns on the root). Thread-safety: pure
+// functions; a parsed document is read by one thread at a time.
 #pragma once
 
-#include <functional>
 #include <optional>
+#include <pugixml.hpp>
 #include <string>
 #include <string_view>
 
+#include "litmus/status.h"
+
 namespace litmus::aws {
 
-// The raw content between <name ...> and the matching </name> of the first such element at or
-// after `from`, or nullopt. `*end` (if given) receives the offset just past the closing tag.
-// A self-closing <name/> gives "".
-std::optional<std::string_view> XmlElement(std::string_view xml, std::string_view name, size_t from = 0,
-                                           size_t* end = nullptr);
+// Parses `text` (UTF-8) as one XML document. Whitespace-only text is kept (an S3 key may be " ");
+// no DTD is read and no entity but the five predefined ones and character references exists, so
+// nothing is fetched or expanded. Unavailable if it is not well-formed, naming `what` (e.g. "the
+// ListObjectsV2 answer"), the fault and its byte offset: an answer cut short or a proxy's page may
+// be worth retrying.
+StatusOr<pugi::xml_document> ParseXml(std::string_view text, std::string_view what);
 
-// XmlElement's content with entities (&lt; &gt; &amp; &quot; &apos; &#N; &#xN;) and CDATA
-// decoded; nullopt if absent.
-std::optional<std::string> XmlText(std::string_view xml, std::string_view name);
+// The element's name without its namespace prefix ("s3:Key" -> "Key").
+std::string_view XmlLocalName(pugi::xml_node node);
 
-// Calls `visit` with the content of every <name> element, in document order, not descending into
-// a match (so nested elements of the same name are part of their parent's content).
-void XmlForEach(std::string_view xml, std::string_view name, const std::function<void(std::string_view)>& visit);
+// The first child element of `parent` whose local name is `name`; an empty node if none.
+pugi::xml_node XmlChild(pugi::xml_node parent, std::string_view name);
 
-// Decodes entities and CDATA sections of element content.
-std::string XmlUnescape(std::string_view content);
+// The text of that child (its text and CDATA, decoded and concatenated); nullopt if there is no
+// such child or it holds elements rather than text.
+std::optional<std::string> XmlChildText(pugi::xml_node parent, std::string_view name);
+
+// Code and Message of an AWS error document: the first <Error> element, the root itself (S3) or
+// nested (query protocol: <ErrorResponse><Error>...). nullopt if `text` is not well-formed XML or
+// has no Error element; a missing Code or Message is "".
+struct AwsXmlError {
+  std::string code;
+  std::string message;
+};
+std::optional<AwsXmlError> ParseAwsXmlError(std::string_view text);
 
 }  // namespace litmus::aws

@@ -28,6 +28,15 @@ struct ReductionRequest {
 // pass (plus one for each distinct variance) instead of one each.
 std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<const ReductionRequest> requests);
 
+// NaN and infinite elements of a float or complex tensor (a complex element counts once per
+// kind if either part is one); all zero for other dtypes.
+struct NonFiniteCounts {
+  int64_t nan = 0;
+  int64_t posinf = 0;
+  int64_t neginf = 0;
+};
+NonFiniteCounts CountNonFinite(const Tensor& tensor);
+
 // Converts a *stored* reduction record (0-d or one element, any numeric dtype) to its value.
 // InvalidArgument if it does not hold exactly one numeric element.
 StatusOr<double> StoredReductionValue(const Tensor& stored);

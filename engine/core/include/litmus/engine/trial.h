@@ -63,9 +63,16 @@ class RecordBufferAllocator {
 struct TrialOptions {
   // SMDEBUG_INCOMPLETE_STEP_WAIT_WINDOW (default 1000).
   int64_t incomplete_step_wait_window = 1000;
-  // SMDEBUG_TRAINING_END_DELAY_REFRESH in seconds (default 1): after the end marker is first
-  // seen, Refresh() waits this long and lists once more before declaring all steps loaded.
+  // SMDEBUG_TRAINING_END_DELAY_REFRESH in seconds (default 1): the longest the trial waits,
+  // after the end marker is first seen, for what can still arrive (a step not complete across
+  // the workers, a worker's collections file) before declaring all steps loaded. A trial with
+  // nothing pending is loaded at the first refresh that sees the marker; otherwise each
+  // Refresh() lists again (it never sleeps) until nothing is pending or the delay has passed.
   double training_end_delay_refresh_s = 1.0;
+  // SMDEBUG_MISSING_EVENT_FILE_RETRY_LIMIT (default 100): refreshes during which a record the
+  // index names but its event file does not hold (absent or short) is "not yet available";
+  // after that, and at once after the end of training, it is DataLoss (a damaged trial).
+  int64_t missing_event_file_retry_limit = 100;
   // Only steps in [range_begin, range_end) are kept (smdebug's range_steps); end exclusive.
   int64_t range_begin = 0;
   int64_t range_end = INT64_MAX;
@@ -171,8 +178,10 @@ class Trial {
   // worker: default = the lexicographically smallest worker that wrote the step.
   // Errors carry a TrialError subcode (see above) for smdebug's exceptions; DataLoss /
   // Unimplemented (no subcode) for a corrupt record / an undecodable dtype. An index whose event
-  // file is missing or too short is kStepNotYetAvailable during training and
-  // kTensorUnavailableForStep after the end marker.
+  // file is missing or too short is kStepNotYetAvailable during training (within
+  // TrialOptions::missing_event_file_retry_limit refreshes) and DataLoss after that or after the
+  // end marker: a damaged trial is an error, never "not saved" (the message names the file,
+  // tensor, step, worker and offset).
   StatusOr<TensorPtr> Value(std::string_view name, int64_t step, Mode mode = Mode::kGlobal,
                             const std::optional<std::string>& worker = std::nullopt) const;
   // (tensor name, global step): the raw value of the default worker, for Prefetch and Release.

@@ -1,13 +1,17 @@
 // The machine-readable description of a trial that `litmus inspect --json` prints: the document
 // schema of the smdebug fixtures' *.expected.json (docs/inspect-json.md), minus the keys that only
 // make sense for smdebug itself (`schema`, `smdebug_version`, `rule_outcomes`). Values are litmus's
-// own (docs/compatibility.md lists where they differ from smdebug and why).
-// Reads tensors through Trial::Value etc.; call from the thread that owns the Trial.
+// own (docs/compatibility.md lists where they differ from smdebug and why). The document is
+// written as it is produced, one (tensor, step) record at a time, so memory does not grow with
+// the trial's values. Reads tensors through Trial::Value etc.; call from the thread that owns the Trial.
 #pragma once
 
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "litmus/engine/trial.h"
+#include "litmus/engine/trial_selection.h"
 #include "litmus/status.h"
 
 namespace litmus {
@@ -18,19 +22,35 @@ struct TrialDocumentOptions {
   bool include_values = true;
   // Arrays with at most this many elements also list their values.
   int64_t max_listed_values = 16;
-  // Spaces of indentation; -1 for a single line.
-  int indent = 1;
 };
 
-// Returns the JSON document as text. Expected read outcomes (a tensor unavailable at a step, a
-// reduction undefined on an empty tensor) are part of the document as {"error": "<class>"};
-// corruption (DataLoss) of any record is returned as the error instead, naming file and offset.
+// Writes the document of the selected tensors and steps to `out`, one line per top-level key,
+// per tensor and per (tensor, step) record (docs/inspect-json.md), releasing each record's
+// decoded values from the trial's cache once written. Expected read outcomes (a tensor
+// unavailable at a step, a reduction undefined on an empty tensor) are part of the document as
+// {"error": "<class>"}. Corruption (DataLoss, Unimplemented) of a record it reads stops the
+// writing and is returned, naming file and offset: `out` then holds an unfinished document
+// (deliberately not valid JSON). Unavailable if writing to `out` fails.
+Status WriteTrialDocument(const SelectedTrial& selected, const TrialDocumentOptions& options, std::ostream& out);
+
+// The whole trial's document as one string (WriteTrialDocument into memory): for tests and
+// small trials.
 StatusOr<std::string> BuildTrialDocument(const Trial& trial, const TrialDocumentOptions& options = {});
 
-// Reads every indexed record of the trial (raw tensors and stored reductions) once and returns
-// the first DataLoss/Unimplemented error, naming the file and offset. Decoded values stay in the
-// trial's cache, so a document built afterwards does not decode them again.
-Status VerifyAllRecords(const Trial& trial);
+// Reads every selected record (raw tensors and stored reductions) once and returns the first
+// DataLoss/Unimplemented error, naming the file and offset. Each record's decoded value is
+// released from the trial's cache after the check, so memory stays bounded.
+Status VerifyRecords(const SelectedTrial& selected);
+// Reads every selected record like VerifyRecords, but goes on past damage: how many records are
+// damaged (DataLoss: truncated or missing event file, index past its end, a bad CRC, a malformed
+// record; Unimplemented: an undecodable dtype), and the first `max_listed` errors, each naming
+// file, offset, tensor, step and worker.
+struct DamageReport {
+  int64_t count = 0;
+  std::vector<Status> listed;
+};
+DamageReport FindDamagedRecords(const SelectedTrial& selected, size_t max_listed);
+inline Status VerifyAllRecords(const Trial& trial) { return VerifyRecords(SelectedTrial::All(trial)); }
 
 // The name litmus gives a read failure in documents and messages: the TrialError name
 // ("TensorUnavailableForStep", ...) when the status carries one, else the StatusCode name.
