@@ -10,15 +10,6 @@
 namespace litmus {
 namespace {
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) s += ",";
-  return s + ")";
-}
 
 std::string Join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
@@ -65,6 +56,16 @@ std::vector<Run> Runs(const std::vector<int64_t>& steps) {
 }
 
 }  // namespace
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
 
 std::string CompactSteps(const std::vector<int64_t>& steps, size_t max_runs) {
   if (steps.empty()) return "none";

@@ -9,19 +9,10 @@
 
 #include "litmus/engine/reductions.h"
 #include "litmus/engine/trial_document.h"
+#include "litmus/engine/trial_summary.h"
 
 namespace litmus {
 namespace {
-
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) s += ",";
-  return s + ")";
-}
 
 // Shortest text that reads back as the same value of the element's own precision.
 std::string RealText(double v, DType dtype) {

@@ -323,21 +323,6 @@ litmus_status_t HostTensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
   });
 }
 
-// Records `kept` (a stable copy of the name: an element of saved_names) at `steps` in the call's
-// requirements (as the runner's host does: required both with and without reductions_only, a
-// name needs its raw value).
-void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view kept, const int64_t* steps, size_t step_count,
-             bool reductions_only) {
-  const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(kept.data(), ctx->requirements->size());
-  if (inserted) ctx->requirements->push_back({trial, kept, {}, reductions_only});
-  TensorRequirement& requirement = (*ctx->requirements)[it->second];
-  requirement.reductions_only = requirement.reductions_only && reductions_only;
-  std::vector<int64_t>& out = requirement.steps;
-  out.insert(out.end(), steps, steps + step_count);
-  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-}
-
 // require_tensor and require_tensor_ex (ABI 1.2): `function` names the one called.
 litmus_status_t RequireTensor(const char* function, litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name,
                               const int64_t* steps, size_t step_count, uint32_t flags) noexcept {
@@ -358,7 +343,7 @@ litmus_status_t RequireTensor(const char* function, litmus_ctx_t* ctx, uint32_t 
     if (should_match_regex == 0 && name.data != nullptr && trial < g_connection->trial_count()) {
       const auto& saved = g_connection->saved_names[trial];
       if (const auto it = saved.find(std::string_view(name.data, name.size)); it != saved.end()) {
-        Require(ctx, trial, *it, steps, step_count, reductions_only);
+        RecordRequirement(ctx, trial, *it, steps, step_count, reductions_only);
         return LITMUS_OK;
       }
     }
@@ -373,7 +358,7 @@ litmus_status_t RequireTensor(const char* function, litmus_ctx_t* ctx, uint32_t 
     for (const litmus_str_t& s : a.strs) {
       if (trial >= g_connection->trial_count()) continue;  // (the runner refused such a trial)
       const auto kept = g_connection->saved_names[trial].emplace(s.size == 0 ? "" : s.data, s.size).first;
-      Require(ctx, trial, *kept, steps, step_count, reductions_only);
+      RecordRequirement(ctx, trial, *kept, steps, step_count, reductions_only);
     }
     return Apply(ctx, a);
   });

@@ -520,20 +520,6 @@ litmus_status_t HostTensorShape(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
   });
 }
 
-// Records `name` (the trial's own copy, Trial::SavedTensorName) at `steps`. A name required
-// both with and without reductions_only needs its raw value.
-void Require(litmus_ctx_t* ctx, uint32_t trial, std::string_view name, const int64_t* steps, size_t step_count,
-             bool reductions_only) {
-  const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(name.data(), ctx->requirements->size());
-  if (inserted) ctx->requirements->push_back({trial, name, {}, reductions_only});
-  TensorRequirement& requirement = (*ctx->requirements)[it->second];
-  requirement.reductions_only = requirement.reductions_only && reductions_only;
-  std::vector<int64_t>& out = requirement.steps;
-  out.insert(out.end(), steps, steps + step_count);
-  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-}
-
 // require_tensor and require_tensor_ex (since 1.2): `function` names the one called.
 litmus_status_t RequireTensor(const char* function, litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name,
                               const int64_t* steps, size_t step_count, uint32_t flags) noexcept {
@@ -560,14 +546,14 @@ litmus_status_t RequireTensor(const char* function, litmus_ctx_t* ctx, uint32_t 
       if (!matching.ok()) return Fail(ctx, LITMUS_INVALID_ARGUMENT, std::string(function) + ": " + matching.status().message());
       for (const std::string& match : *matching) {
         if (const std::optional<std::string_view> saved = t->SavedTensorName(match)) {
-          Require(ctx, trial, *saved, steps, step_count, reductions_only);
+          RecordRequirement(ctx, trial, *saved, steps, step_count, reductions_only);
         }
       }
       return LITMUS_OK;
     }
     const std::optional<std::string_view> saved = t->SavedTensorName(*n);
     if (!saved) return Fail(ctx, LITMUS_TENSOR_UNAVAILABLE, "Tensor " + std::string(*n) + " was not saved.");
-    Require(ctx, trial, *saved, steps, step_count, reductions_only);
+    RecordRequirement(ctx, trial, *saved, steps, step_count, reductions_only);
     return LITMUS_OK;
   });
 }
@@ -678,6 +664,18 @@ constexpr litmus_host_api_t kHostApi = {
 }  // namespace
 
 const litmus_host_api_t* HostApi() { return &kHostApi; }
+
+void RecordRequirement(litmus_ctx* ctx, uint32_t trial, std::string_view name, const int64_t* steps,
+                       size_t step_count, bool reductions_only) {
+  const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(name.data(), ctx->requirements->size());
+  if (inserted) ctx->requirements->push_back({trial, name, {}, reductions_only});
+  TensorRequirement& requirement = (*ctx->requirements)[it->second];
+  requirement.reductions_only = requirement.reductions_only && reductions_only;
+  std::vector<int64_t>& out = requirement.steps;
+  out.insert(out.end(), steps, steps + step_count);
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
 
 namespace {
 std::atomic<const litmus_host_api_t*> g_plugin_host_api{&kHostApi};

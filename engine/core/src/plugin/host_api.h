@@ -49,6 +49,14 @@ struct RuleReport {
 // on_poll).
 enum class PluginCallPhase { kIdle, kEntry, kCreate, kSetRequiredTensors, kInvoke, kPoll };
 
+// What require_tensor(_ex) records in the current call's requirements: `name` (a copy that
+// outlives the call, such as Trial::SavedTensorName's) of `trial` at `steps`, kept sorted and
+// unique. A name required both with and without reductions_only needs its raw value. Shared by
+// the host table and a rule worker's (isolation/worker_host_api.h).
+// REQUIRES: ctx->requirements (inside set_required_tensors).
+void RecordRequirement(litmus_ctx* ctx, uint32_t trial, std::string_view name, const int64_t* steps,
+                       size_t step_count, bool reductions_only);
+
 // The host table (ABI LITMUS_ABI_MAJOR.LITMUS_ABI_MINOR); static, valid for the process's life.
 const litmus_host_api_t* HostApi();
 // The table the plugin loader hands to plugin entries (plugins keep it for every later call):

@@ -23,4 +23,7 @@ inline std::string BuildTrialSummary(const Trial& trial) { return BuildTrialSumm
 // the last one are shown around "...", followed by "(N ranges)".
 std::string CompactSteps(const std::vector<int64_t>& steps, size_t max_runs = 8);
 
+// A shape as Python prints a tuple: "()", "(3,)", "(2, 4)".
+std::string ShapeText(const std::vector<int64_t>& shape);
+
 }  // namespace litmus
