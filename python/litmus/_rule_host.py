@@ -166,7 +166,9 @@ _STATUSES = [
 def _where(tb, frames=3):
     """The last frames of a traceback, one line: 'rule.py:12 in invoke_at_step: x = 1 / 0'."""
     parts = []
-    for frame in traceback.extract_tb(tb)[-frames:]:
+    ours = os.path.abspath(__file__)
+    user = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) != ours]
+    for frame in user[-frames:]:
         text = "%s:%s in %s" % (os.path.basename(frame.filename), frame.lineno, frame.name)
         if frame.line:
             text += ": " + frame.line.strip()
