@@ -15,6 +15,7 @@ class RequiredTensors:
         self.other_trials = list(other_trials or [])
         self.all_trials = [base_trial] + self.other_trials
         self._required = {}  # id(trial) -> (trial, {name: [steps]})
+        self._reductions_only = set()  # (id(trial), name): fetch reads no raw value
 
     def _entries(self, trial):
         trial = self.base_trial if trial is None else trial
@@ -23,15 +24,18 @@ class RequiredTensors:
             self._required[key] = (trial, {})
         return trial, self._required[key][1]
 
-    def add(self, name, steps, trial=None, should_match_regex=False):
+    def add(self, name, steps, trial=None, should_match_regex=False, reductions_only=False):
         """Requires `name` (every name the regex searches, with should_match_regex) at `steps`.
-        TensorUnavailable for an exact name the trial never saved."""
+        TensorUnavailable for an exact name the trial never saved. reductions_only=True (a litmus
+        extension): the rule reads only reduction_value of it, so fetch needs no raw value."""
         trial, entries = self._entries(trial)
         names = trial.tensor_names(regex=name) if should_match_regex else [name]
         if not should_match_regex and not trial.has_tensor(name):
             raise TensorUnavailable(name)
         for n in names:
             entries.setdefault(n, []).extend(int(s) for s in steps)
+            if reductions_only:
+                self._reductions_only.add((id(trial), n))
 
     def get_names(self, trial=None):
         return list(self._entries(trial)[1])
@@ -51,7 +55,8 @@ class RequiredTensors:
             if not steps:
                 continue
             trial.wait_for_steps(steps)
-            keys = [(n, s) for n, ss in entries.items() for s in ss]
+            keys = [(n, s) for n, ss in entries.items() for s in ss
+                    if (id(trial), n) not in self._reductions_only]
             prefetch = getattr(trial, "_prefetch", None)
             if prefetch is not None:
                 prefetch(keys)
@@ -60,3 +65,4 @@ class RequiredTensors:
 
     def clear(self):
         self._required = {}
+        self._reductions_only = set()
