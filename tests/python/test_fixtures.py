@@ -11,6 +11,8 @@ import hashlib
 import json
 import math
 import os
+import shutil
+import tempfile
 import threading
 import unittest
 
@@ -503,6 +505,35 @@ class ApiTest(unittest.TestCase):
             th.join()
         self.assertEqual(errors, [])
         self.assertEqual(len({x for r in results.values() for x in r}), 1)
+
+    def test_a_live_trial_is_refreshed(self):
+        # pt_run_complete without its last steps and end marker, as if training still ran.
+        with tempfile.TemporaryDirectory() as tmp:
+            live = os.path.join(tmp, "live")
+            shutil.copytree(os.path.join(FIXTURES, "pt_run_complete"), live)
+            index = os.path.join(live, "index", "000000000")
+            held = os.path.join(tmp, "held")
+            os.mkdir(held)
+            for step in range(10, 16):
+                name = "%012d_worker_0.json" % step
+                shutil.move(os.path.join(index, name), os.path.join(held, name))
+            os.remove(os.path.join(live, "training_job_end.ts"))
+            trial = litmus.create_trial(live, refresh_interval_s=0)
+            self.assertEqual(trial.steps(), list(range(10)))
+            self.assertFalse(trial.loaded_all_steps)
+            self.assertEqual(trial.has_passed_step(12), StepState.NOT_YET_AVAILABLE)
+            with self.assertRaises(exc.StepNotYetAvailable):
+                trial.tensor(self.name).value(12)
+            for name in sorted(os.listdir(held)):
+                shutil.move(os.path.join(held, name), os.path.join(index, name))
+            self.assertEqual(trial.steps(), list(range(16)))  # the query itself refreshed
+            trial.wait_for_steps([12], poll_interval_s=0.01)
+            self.assertEqual(trial.tensor(self.name).value(12).shape, trial.tensor(self.name).value(0).shape)
+            open(os.path.join(live, "training_job_end.ts"), "w").close()
+            trial.refresh()
+            self.assertTrue(trial.loaded_all_steps)
+            with self.assertRaises(exc.NoMoreData):
+                trial.wait_for_steps([16])
 
     def test_no_such_trial(self):
         with self.assertRaises(FileNotFoundError):
