@@ -106,8 +106,9 @@ def _load_class(source, class_name):
     return cls
 
 
-def create_rule(source, class_name, params_json, base_trial, other_trials):
-    """An instance of class_name from the file `source`, as SageMaker's rule container builds it."""
+def create_rule(source, class_name, params_json, base_trial, other_trials, allow_unknown=False):
+    """An instance of class_name from the file `source`, as SageMaker's rule container builds it.
+    A parameter the constructor does not take is an error, or with allow_unknown a warning."""
     cls = _load_class(source, class_name)
     try:
         params = json.loads(params_json)
@@ -127,8 +128,12 @@ def create_rule(source, class_name, params_json, base_trial, other_trials):
             kwargs[key] = value
         elif key not in RUNNER_KEYS:
             unknown.append(key)
-    if unknown:
-        shown = sorted(names - {first, "other_trials", "action_str"})
+    shown = sorted(names - {first, "other_trials", "action_str"})
+    if unknown and allow_unknown:
+        logging.getLogger("litmus").warning("rule %s: unknown parameter%s %s (ignored); its constructor takes: %s",
+                                            class_name, "s" if len(unknown) > 1 else "",
+                                            ", ".join("'%s'" % k for k in sorted(unknown)), ", ".join(shown) or "none")
+    elif unknown:
         raise ConfigError("rule %s does not take parameter%s %s (its constructor takes: %s)" % (
             class_name, "s" if len(unknown) > 1 else "", ", ".join("'%s'" % k for k in sorted(unknown)),
             ", ".join(shown) or "no parameters"))
@@ -177,16 +182,16 @@ def _where(tb, frames=3):
 
 
 def classify(error, tb, fallback):
-    """(status, one-line message) for an exception a rule raised. `fallback` is the status the
-    call would report for a failure of litmus's own (unused: everything a rule raises is its own)."""
-    del fallback
+    """(status, one-line message) for an exception a rule raised: smdebug's exceptions map to the
+    statuses the runner skips or ends on; anything else gets `fallback` (INVALID_CONFIG while the
+    file is loaded and the rule built, a client error; INTERNAL from its methods: a rule that
+    failed, exit 3 as for any plugin, docs/run.md) with the traceback's last lines."""
     for cls, status in _STATUSES:
         if isinstance(error, cls):
             return status, "%s: %s" % (type(error).__name__, error)
     if isinstance(error, ConfigError):
         return INVALID_CONFIG, str(error)
-    # The rule's own failure (its code is the user's): a client error with the traceback's last
-    # lines, so status.json and the failure file say where it happened.
+    # The traceback's last lines, so status.json and the failure file say where it happened.
     text = "".join(traceback.format_exception_only(type(error), error)).strip().replace("\n", " ")
     where = _where(tb)
-    return INVALID_CONFIG, "Python %s%s" % (text, " (at %s)" % where if where else "")
+    return fallback, "Python %s%s" % (text, " (at %s)" % where if where else "")

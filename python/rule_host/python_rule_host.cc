@@ -209,6 +209,7 @@ class PythonRule : public litmus::Rule {
     const std::string source = param_string("source_s3_uri");
     const std::string class_name = param_string("rule_to_invoke");
     const std::string params = param_optional_string("rule_parameters").value_or("{}");
+    const bool allow_unknown = param_bool("allow_unknown_params");
     std::call_once(python_once, StartPython);
     if (!python_error.empty()) throw StatusError(python_error, LITMUS_INTERNAL);
     py::gil_scoped_acquire gil;
@@ -216,7 +217,8 @@ class PythonRule : public litmus::Rule {
     try {
       py::list others;
       for (const litmus::Trial& t : other_trials()) others.append(HostTrial{this, t});
-      rule_ = state->driver.attr("create_rule")(source, class_name, params, HostTrial{this, base_trial()}, others);
+      rule_ = state->driver.attr("create_rule")(source, class_name, params, HostTrial{this, base_trial()}, others,
+                                                allow_unknown);
     } catch (py::error_already_set& e) {
       // Anything wrong while loading the file or building the rule is the user's: a client error.
       Rethrow(e, LITMUS_INVALID_CONFIG);
@@ -249,8 +251,8 @@ class PythonRule : public litmus::Rule {
   }
 
   // The status and one-line text of a Python exception (litmus/_rule_host.py classify): smdebug's
-  // exceptions map to the statuses the runner skips or ends on; others keep `fallback`'s status
-  // unless they are the rule's own errors, which are client errors.
+  // exceptions map to the statuses the runner skips or ends on; any other gets `fallback`
+  // (LITMUS_INVALID_CONFIG while building the rule, LITMUS_INTERNAL from its methods).
   [[noreturn]] static void Rethrow(py::error_already_set& e, litmus_status_t fallback) {
     std::pair<int32_t, std::string> outcome;
     try {
@@ -572,4 +574,6 @@ LITMUS_RULE_PLUGIN(
                 litmus::Required(litmus::StringParam("rule_to_invoke", "", "the Rule subclass to run")),
                 litmus::StringParam("rule_parameters", "{}",
                                     "the rule's own parameters as a JSON object of strings, passed to its "
-                                    "constructor as keyword arguments")));
+                                    "constructor as keyword arguments"),
+                litmus::BoolParam("allow_unknown_params", "false",
+                                  "drop (with a warning) parameters the constructor does not take")));

@@ -120,7 +120,7 @@ class PythonRulesTest(unittest.TestCase):
 
     def test_a_python_exception_is_the_rules_error_with_its_traceback(self):
         run = python_rule("pt_run_complete", "raising_rules.py", "Crashes")
-        self.assertEqual(run.code, 2, run)
+        self.assertEqual(run.code, 3, run)  # a rule that failed, as for any plugin (docs/run.md)
         self.assertEqual(run.status["RuleEvaluationStatus"], "Error")
         details = run.status["StatusDetails"]
         self.assertIn("ZeroDivisionError: division by zero", details)
@@ -142,6 +142,10 @@ class PythonRulesTest(unittest.TestCase):
         self.assertEqual(unknown.code, 2, unknown)
         self.assertIn("does not take parameter 'atx' (its constructor takes: at, factor)",
                       unknown.status["StatusDetails"])
+        tolerated = python_rule("pt_run_complete", "raising_rules.py", "TakesParameters", "--param", "at=1",
+                                "--param", "atx=2", "--allow-unknown-params")
+        self.assertEqual((tolerated.code, tolerated.fired()), (1, [1]), tolerated)
+        self.assertIn("unknown parameter 'atx' (ignored)", tolerated.err)
         start = python_rule("pt_run_complete", "raising_rules.py", "TakesStartStep", "--start-step", "5")
         self.assertEqual((start.code, start.fired()), (1, [5]), start)
 

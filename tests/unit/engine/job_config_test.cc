@@ -189,6 +189,9 @@ TEST(JobConfig, PythonRuleRunsInTheHost) {
   const std::string json = R"({"rule_to_invoke": "MyRule", "source_s3_uri": ")" + (dir.path() / "rule.py").string() + R"("})";
   LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig from_env, BuildJobConfig(env_cli, Env({{"LITMUS_RULE_PARAMETERS", json}})));
   EXPECT_EQ(from_env.rules[0].plugin_rule, "PythonRule");
+  env_cli.allow_unknown_params = true;
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig tolerant, BuildJobConfig(env_cli, Env({{"LITMUS_RULE_PARAMETERS", json}})));
+  EXPECT_EQ(tolerant.rules[0].parameters.at("allow_unknown_params"), "true");
 
   cli.python_rule = (dir.path() / "missing.py").string();
   auto missing = BuildJobConfig(cli, Env({}));

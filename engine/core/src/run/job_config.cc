@@ -297,7 +297,9 @@ void MergeSource(ParameterMap* into, std::map<std::string, std::string>* origins
 
 // A rule written in Python (source_s3_uri): python_rule_host.so's PythonRule runs the class
 // rule->rule of that file, with the rule's own parameters as one JSON object (keyword arguments).
-Status MakePythonRule(const std::string& source, const std::string& origin, RuleJobConfig* rule, ParameterMap* params) {
+// With allow_unknown_params, keys its constructor does not take are dropped with a warning.
+Status MakePythonRule(const std::string& source, const std::string& origin, bool allow_unknown_params,
+                      RuleJobConfig* rule, ParameterMap* params) {
   std::string path = source;
   if (source.rfind("s3://", 0) != 0) {
     std::error_code ec;
@@ -311,12 +313,14 @@ Status MakePythonRule(const std::string& source, const std::string& origin, Rule
   nlohmann::json own = nlohmann::json::object();
   for (const auto& [key, value] : *params) own[key] = value;
   *params = {{"source_s3_uri", path}, {"rule_to_invoke", rule->rule}, {"rule_parameters", own.dump()}};
+  if (allow_unknown_params) (*params)["allow_unknown_params"] = "true";
   return OkStatus();
 }
 
 // Splits a merged map into runner settings and the rule's own parameters.
 StatusOr<RuleJobConfig> MakeRule(ParameterMap merged, const std::string& name, const std::string& plugin,
-                                 const std::vector<std::string>& cli_other_trials, const std::string& origin) {
+                                 const std::vector<std::string>& cli_other_trials, const std::string& origin,
+                                 bool allow_unknown_params) {
   LITMUS_RETURN_IF_ERROR(CheckLimits(merged, origin));
   RuleJobConfig rule;
   rule.plugin = plugin;
@@ -364,7 +368,7 @@ StatusOr<RuleJobConfig> MakeRule(ParameterMap merged, const std::string& name, c
                                 std::to_string(rule.start_step));
   }
   if (!python_source.empty()) {
-    LITMUS_RETURN_IF_ERROR(MakePythonRule(python_source, origin, &rule, &merged));
+    LITMUS_RETURN_IF_ERROR(MakePythonRule(python_source, origin, allow_unknown_params, &rule, &merged));
   }
   rule.parameters = std::move(merged);
   rule.configuration_name = name;
@@ -517,7 +521,8 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
     MergeSource(&merged, &origins, cli_params, "the command line", notes);
     const std::string origin = yr.name.empty() ? std::string("rule parameters") : "rule " + yr.name;
     LITMUS_ASSIGN_OR_RETURN(RuleJobConfig rule,
-                            MakeRule(std::move(merged), yr.name, cli.plugin.value_or(yr.plugin), cli.other_trials, origin));
+                            MakeRule(std::move(merged), yr.name, cli.plugin.value_or(yr.plugin), cli.other_trials, origin,
+                                     job.allow_unknown_params));
     if (rule.rule.empty()) {
       return InvalidArgumentError("no rule given: use --rule NAME (or rule_to_invoke in LITMUS_RULE_PARAMETERS, "
                                   "or rules: in the --config file)");
