@@ -98,5 +98,11 @@ echo "== latency (index file -> event line)"
 "$build/bench/latency_bench" "$litmus" "$plugin" --poll-interval-ms 1000 --steps "$latency_steps"
 "$build/bench/latency_bench" "$litmus" "$plugin" --poll-interval-ms 10 --steps "$latency_steps"
 
+if [ -d "$build/python/litmus" ]; then
+  # The Python package and rule host (docs/python.md), with the interpreter CMake built them for.
+  python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+  "${python:-python3}" "$(dirname "$0")/python_bench.py" "$build" "$size" --work-dir "$work/python"
+fi
+
 echo "== S3 (local S3 test server)"
 "$(dirname "$0")/s3-bench.sh" "$build" "$size"

@@ -19,6 +19,8 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3
+  # python/: the litmus Python package, the smdebug compatibility layer, the Python rule host
+  python3-dev python3-numpy pybind11-dev
   # S3 test server (scripts/s3-test-server.sh: Ceph RADOS Gateway for tests/s3 and bench/)
   radosgw ceph-mon ceph-osd ceph-common uuid-runtime curl
   python3-botocore  # tests/actions/fake_aws_endpoint.py checks SigV4 signatures with it

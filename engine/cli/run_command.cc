@@ -59,6 +59,11 @@ RunOptions& AddRunCommand(CLI::App& app) {
                   "rules: in --config). `litmus rules` lists the rules, `litmus rules NAME` shows a rule's "
                   "parameters")
       ->type_name("NAME");
+  cmd->add_option("--python-rule", l.python_rule,
+                  "Python file holding the rule class that --rule names: an smdebug Rule subclass, run unchanged "
+                  "(SageMaker's source_s3_uri; --param values become its constructor's keyword arguments; "
+                  "docs/python.md)")
+      ->type_name("FILE");
   AddPluginOptions(cmd, &options.plugins);
   cmd->add_option("--param", l.params,
                   "Rule parameter key=value (SageMaker RuleParameters; `litmus rules NAME` lists a rule's keys); "

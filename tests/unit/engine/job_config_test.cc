@@ -159,6 +159,52 @@ TEST(JobConfig, OtherTrialsAndRunnerKeys) {
   EXPECT_TRUE(job.rules[0].parameters.empty());
 }
 
+// A rule with a source_s3_uri is written in Python: python_rule_host.so's PythonRule runs it, the
+// class keeps its name, and the rule's own parameters (start/end step included, for constructors
+// that take them) travel as one JSON object.
+TEST(JobConfig, PythonRuleRunsInTheHost) {
+  testing::TempDir dir;
+  dir.WriteFile("rule.py", "class R: pass\n");
+  dir.WriteFile("python_rule_host.so", "");
+  setenv("LITMUS_PYTHON_RULE_HOST", (dir.path() / "python_rule_host.so").c_str(), 1);
+  RunCommandLine cli;
+  cli.trial = "/t";
+  cli.rule = "MyRule";
+  cli.python_rule = (dir.path() / "rule.py").string();
+  cli.params = {"threshold=0.5", "start_step=2"};
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig job, BuildJobConfig(cli, Env({})));
+  ASSERT_EQ(job.rules.size(), 1u);
+  const RuleJobConfig& r = job.rules[0];
+  EXPECT_EQ(r.rule, "MyRule");
+  EXPECT_EQ(r.plugin_rule, "PythonRule");
+  EXPECT_EQ(r.plugin, (dir.path() / "python_rule_host.so").string());
+  EXPECT_EQ(r.start_step, 2);
+  EXPECT_EQ(r.parameters, (ParameterMap{{"source_s3_uri", (dir.path() / "rule.py").string()},
+                                        {"rule_to_invoke", "MyRule"},
+                                        {"rule_parameters", R"({"start_step":"2","threshold":"0.5"})"}}));
+
+  // The env form: source_s3_uri and rule_to_invoke in LITMUS_RULE_PARAMETERS.
+  RunCommandLine env_cli;
+  env_cli.trial = "/t";
+  const std::string json = R"({"rule_to_invoke": "MyRule", "source_s3_uri": ")" + (dir.path() / "rule.py").string() + R"("})";
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig from_env, BuildJobConfig(env_cli, Env({{"LITMUS_RULE_PARAMETERS", json}})));
+  EXPECT_EQ(from_env.rules[0].plugin_rule, "PythonRule");
+  env_cli.allow_unknown_params = true;
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig tolerant, BuildJobConfig(env_cli, Env({{"LITMUS_RULE_PARAMETERS", json}})));
+  EXPECT_EQ(tolerant.rules[0].parameters.at("allow_unknown_params"), "true");
+
+  cli.python_rule = (dir.path() / "missing.py").string();
+  auto missing = BuildJobConfig(cli, Env({}));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("missing.py: no such Python file"), std::string::npos);
+  setenv("LITMUS_PYTHON_RULE_HOST", (dir.path() / "no_host.so").c_str(), 1);
+  cli.python_rule = (dir.path() / "rule.py").string();
+  auto no_host = BuildJobConfig(cli, Env({}));
+  ASSERT_FALSE(no_host.ok());
+  EXPECT_NE(no_host.status().message().find("Python rules need python_rule_host.so"), std::string::npos);
+  unsetenv("LITMUS_PYTHON_RULE_HOST");
+}
+
 // A key given twice on the command line, or with different values by two sources: the later /
 // higher-precedence value wins and one note names the key and both values.
 TEST(JobConfig, RepeatedKeysKeepTheWinningValueWithOneNote) {

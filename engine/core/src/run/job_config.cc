@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+
+#include "plugin/python_rule_host_path.h"
 
 namespace litmus {
 namespace {
@@ -300,14 +303,38 @@ void MergeSource(ParameterMap* into, std::map<std::string, std::string>* origins
   }
 }
 
+// A rule written in Python (source_s3_uri): python_rule_host.so's PythonRule runs the class
+// rule->rule of that file, with the rule's own parameters as one JSON object (keyword arguments).
+// With allow_unknown_params, keys its constructor does not take are dropped with a warning.
+Status MakePythonRule(const std::string& source, const std::string& origin, bool allow_unknown_params,
+                      RuleJobConfig* rule, ParameterMap* params) {
+  std::string path = source;
+  if (source.rfind("s3://", 0) != 0) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(source, ec)) {
+      return InvalidArgumentError(origin + ": source_s3_uri " + source + ": no such Python file");
+    }
+    path = std::filesystem::absolute(source, ec).lexically_normal().string();
+  }
+  LITMUS_ASSIGN_OR_RETURN(rule->plugin, PythonRuleHostPath());
+  rule->plugin_rule = "PythonRule";
+  nlohmann::json own = nlohmann::json::object();
+  for (const auto& [key, value] : *params) own[key] = value;
+  *params = {{"source_s3_uri", path}, {"rule_to_invoke", rule->rule}, {"rule_parameters", own.dump()}};
+  if (allow_unknown_params) (*params)["allow_unknown_params"] = "true";
+  return OkStatus();
+}
+
 // Splits a merged map into runner settings and the rule's own parameters.
 StatusOr<RuleJobConfig> MakeRule(ParameterMap merged, const std::string& name, const std::string& plugin,
-                                 const std::vector<std::string>& cli_other_trials, const std::string& origin) {
+                                 const std::vector<std::string>& cli_other_trials, const std::string& origin,
+                                 bool allow_unknown_params) {
   LITMUS_RETURN_IF_ERROR(CheckLimits(merged, origin));
   RuleJobConfig rule;
   rule.plugin = plugin;
   std::map<int64_t, std::string> numbered_trials;
   std::vector<std::string> listed_trials;
+  std::string python_source;
   for (auto it = merged.begin(); it != merged.end();) {
     const std::string& key = it->first;
     const std::string& value = it->second;
@@ -329,9 +356,10 @@ StatusOr<RuleJobConfig> MakeRule(ParameterMap merged, const std::string& name, c
       for (auto& p : SplitPaths(value)) listed_trials.push_back(p);
     } else if (key == "action_json") {
       rule.action_json = value;
-    } else if (key == "logging_level" || key == "source_s3_uri") {
-      // logging_level is job-wide (handled by the caller); source_s3_uri names Python rule
-      // sources, which litmus does not run.
+    } else if (key == "source_s3_uri") {
+      python_source = Trim(value);
+    } else if (key == "logging_level") {
+      // job-wide (handled by the caller)
     } else {
       consumed = false;
     }
@@ -346,6 +374,9 @@ StatusOr<RuleJobConfig> MakeRule(ParameterMap merged, const std::string& name, c
   if (rule.end_step && *rule.end_step < rule.start_step) {
     return InvalidArgumentError(origin + ": end_step " + std::to_string(*rule.end_step) + " is before start_step " +
                                 std::to_string(rule.start_step));
+  }
+  if (!python_source.empty()) {
+    LITMUS_RETURN_IF_ERROR(MakePythonRule(python_source, origin, allow_unknown_params, &rule, &merged));
   }
   rule.parameters = std::move(merged);
   rule.configuration_name = name;
@@ -413,6 +444,7 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
   if (notes == nullptr) notes = &ignored_notes;
   LITMUS_ASSIGN_OR_RETURN(ParameterMap cli_params, CommandLineParameters(cli.params, notes));
   if (cli.rule) SetFromOption(&cli_params, "rule_to_invoke", *cli.rule, "--rule", notes);
+  if (cli.python_rule) SetFromOption(&cli_params, "source_s3_uri", *cli.python_rule, "--python-rule", notes);
   if (cli.start_step) SetFromOption(&cli_params, "start_step", std::to_string(*cli.start_step), "--start-step", notes);
   if (cli.end_step) SetFromOption(&cli_params, "end_step", std::to_string(*cli.end_step), "--end-step", notes);
 
@@ -522,7 +554,8 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
     MergeSource(&merged, &origins, cli_params, "the command line", notes);
     const std::string origin = yr.name.empty() ? std::string("rule parameters") : "rule " + yr.name;
     LITMUS_ASSIGN_OR_RETURN(RuleJobConfig rule,
-                            MakeRule(std::move(merged), yr.name, cli.plugin.value_or(yr.plugin), cli.other_trials, origin));
+                            MakeRule(std::move(merged), yr.name, cli.plugin.value_or(yr.plugin), cli.other_trials, origin,
+                                     job.allow_unknown_params));
     if (rule.rule.empty()) {
       return InvalidArgumentError("no rule given: use --rule NAME (or rule_to_invoke in LITMUS_RULE_PARAMETERS, "
                                   "or rules: in the --config file)");

@@ -3,7 +3,8 @@
 // Parameters are SageMaker's RuleParameters: string -> string maps whose runner keys
 // (rule_to_invoke, start_step, end_step, other_trial_<i>, other_trials, other-trials-paths,
 // logging-level, action_json, source_s3_uri) are consumed here and do not reach rules, except
-// start_step/end_step, which also reach a rule that declares a parameter of that name.
+// start_step/end_step, which also reach a rule that declares a parameter of that name. A rule with
+// a source_s3_uri is written in Python and runs in python_rule_host.so (RuleJobConfig::plugin_rule).
 // Pure data and functions; thread-compatible.
 #pragma once
 
@@ -26,6 +27,11 @@ struct RuleJobConfig {
   std::string configuration_name;  // RuleConfigurationName; empty = the rule's class name
   std::string rule;                // rule_to_invoke: class name, matched case-insensitively
   std::string plugin;              // explicit plugin file, or empty to search
+  // The plugin's rule to create when it is not `rule`: "PythonRule" of python_rule_host.so for a
+  // rule written in Python (source_s3_uri), whose `rule` stays the Python class name. Its
+  // parameters are then source_s3_uri, rule_to_invoke and rule_parameters (the rule's own, as a
+  // JSON object of strings: the Python constructor's keyword arguments).
+  std::string plugin_rule;
   ParameterMap parameters;         // the rule's own parameters (runner keys removed)
   int64_t start_step = 0;          // first global step (inclusive)
   std::optional<int64_t> end_step; // exclusive
@@ -80,6 +86,7 @@ struct RunCommandLine {
   std::optional<std::string> trial;
   std::optional<std::string> rule;
   std::optional<std::string> plugin;
+  std::optional<std::string> python_rule;  // --python-rule FILE: source_s3_uri
   std::vector<std::string> params;  // "key=value"
   std::optional<int64_t> start_step;
   std::optional<int64_t> end_step;

@@ -333,7 +333,7 @@ struct JobRunner::Impl {
     }
     std::set<std::string> names;
     for (auto& state : rules) {
-      auto found = registry.FindRule(state->config.rule);
+      auto found = registry.FindRule(state->config.plugin_rule.empty() ? state->config.rule : state->config.plugin_rule);
       if (!found.ok()) return client_error(found.status());
       const LoadedRule& rule = **found;
       // From here on (create's failures included) the rule is shown by its class name, never by
@@ -378,7 +378,8 @@ struct JobRunner::Impl {
   // Replaces the rule name as typed (any case, snake_case) by the class name of the rule it finds
   // in the registry, if any, and defaults the configuration name to it.
   void UseClassName(RuleJobConfig& rc) const {
-    if (auto found = registry.FindRule(rc.rule); found.ok()) rc.rule = (*found)->name;
+    // (A Python rule keeps its Python class name: its plugin rule is the host's PythonRule.)
+    if (auto found = registry.FindRule(rc.rule); found.ok() && rc.plugin_rule.empty()) rc.rule = (*found)->name;
     if (rc.configuration_name.empty()) rc.configuration_name = rc.rule;
   }
 

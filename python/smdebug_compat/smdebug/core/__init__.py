@@ -1,0 +1,1 @@
+"""smdebug.core: only modes (ModeKeys) is provided by litmus."""
