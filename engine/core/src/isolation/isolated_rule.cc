@@ -451,7 +451,7 @@ PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorR
     return *failed;
   }
   Decoder in(reply.payload);
-  const PluginCallResult result = ReadRequirements(in, what, out);
+  const PluginCallResult result = ReadRequirements(in, what, step, out);
   if (result.status == LITMUS_OK) declared_[step] = *out;
   return result;
 }
@@ -474,7 +474,7 @@ void IsolatedRule::DrainAhead() {
     return;
   }
   Ahead ahead = pending;
-  ahead.result = ReadRequirements(in, what, &ahead.requirements);
+  ahead.result = ReadRequirements(in, what, pending.step, &ahead.requirements);
   if (!failed_) ahead_ = std::move(ahead);
 }
 
@@ -489,15 +489,26 @@ std::optional<int64_t> IsolatedRule::NextDeclareStep() const {
   return std::nullopt;
 }
 
-PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& what,
+PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& what, int64_t step,
                                                 std::vector<TensorRequirement>* out) {
   out->clear();
   std::optional<PluginCallResult> result = ReadResult(in, what);
   if (result->status != LITMUS_OK) return *result;
+  const uint64_t count = in.Get<uint64_t>();
+  if (count == kSameRequirements && last_requirements_step_ && !in.failed()) {
+    // The last list again, relative to its step (protocol.h).
+    const int64_t shift = step - *last_requirements_step_;
+    *out = last_requirements_;
+    for (TensorRequirement& r : *out) {
+      for (int64_t& s : r.steps) s += shift;
+    }
+    last_requirements_step_ = step;
+    last_requirements_ = *out;
+    return *result;
+  }
   // The worker recorded exact, checked names: record them again here, on the runner's trials.
   ctx_.BeginCall(PluginCallPhase::kSetRequiredTensors, out);
-  const uint64_t count = in.Get<uint64_t>();
-  for (uint64_t i = 0; i < count && !in.failed(); ++i) {
+  for (uint64_t i = 0; i < count && count != kSameRequirements && !in.failed(); ++i) {
     const uint32_t trial = in.Get<uint32_t>();
     const std::string_view name = in.GetBytes();
     const std::vector<int64_t> steps = in.GetVector<int64_t>();
@@ -505,10 +516,12 @@ PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& 
     HostApi()->require_tensor_ex(&ctx_, trial, {name.data(), name.size()}, steps.data(), steps.size(), flags);
   }
   ctx_.EndCall();
-  if (in.failed()) {
+  if (in.failed() || count == kSameRequirements) {  // (no list before it to repeat)
     out->clear();
     return Fail(what, "sent a malformed reply (protocol error)");
   }
+  last_requirements_ = *out;
+  last_requirements_step_ = step;
   return *result;
 }
 

@@ -90,7 +90,9 @@ class IsolatedRule : public RuleHandle {
   void AppendLocalTensors(int64_t step, Encoder& out);
   std::optional<PluginCallResult> ReadResult(Decoder& in, const std::string& what);
   // A kRequiredTensors reply (result, then the requirements, recorded into *out).
-  PluginCallResult ReadRequirements(Decoder& in, const std::string& what, std::vector<TensorRequirement>* out);
+  // Reads the requirement list of a reply about `step` (protocol.h: in full or as a repeat).
+  PluginCallResult ReadRequirements(Decoder& in, const std::string& what, int64_t step,
+                                    std::vector<TensorRequirement>* out);
   // Reads the pending kAheadReply, if any (before any other request).
   void DrainAhead();
   // The step the runner will most likely declare next: the first available step of the base
@@ -113,6 +115,9 @@ class IsolatedRule : public RuleHandle {
   bool stopped_ = false;
   // What RequiredTensors returned per step (the rule's trial numbering), for Invoke's table.
   std::map<int64_t, std::vector<TensorRequirement>> declared_;
+  // The last requirement list the worker sent, and its step (a kSameRequirements reply repeats it).
+  std::vector<TensorRequirement> last_requirements_;
+  std::optional<int64_t> last_requirements_step_;
   std::optional<int64_t> last_declared_;
   // set_required_tensors run ahead (see protocol.h): asked for, and its result once read.
   struct Ahead {

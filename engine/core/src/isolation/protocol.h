@@ -13,6 +13,11 @@
 // queries that come before it) before its next request.
 // Names of tensors a request hands over travel as ids: a request defines each id once (id, name)
 // before using it, and ids stay valid for the worker's life.
+// Requirement lists (replies to kRequiredTensors and kAheadReply, when the call succeeded): a
+// count, then (trial, name, steps, reductions_only) each; or the count kSameRequirements: the
+// same list as the last one sent, every step moved by the difference between the two lists'
+// steps (rules usually require the same names relative to the step at every step, and neither
+// side then encodes, decodes and looks up every name again).
 #pragma once
 
 #include <chrono>
@@ -29,6 +34,8 @@
 #include "litmus/status.h"
 
 namespace litmus::isolation {
+
+inline constexpr uint64_t kSameRequirements = ~uint64_t{0};
 
 enum class MessageType : uint32_t {
   kNone = 0,            // (no message: IsolatedRule::Call only receives)

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,47 @@ void PutResult(Encoder& out, const PluginCallResult& result) {
   out.Put<int32_t>(result.status).PutString(result.message);
   out.Put<uint8_t>(g_connection != nullptr && g_connection->out_of_memory ? 1 : 0);
 }
+
+// Writes requirement lists as protocol.h says: in full, or kSameRequirements when the list
+// repeats the last one sent relative to its step. Only lists of successful calls are written
+// (the runner reads no list after an error), and only they become the last one.
+class RequirementsWriter {
+ public:
+  void Put(Encoder& out, int64_t step, const PluginCallResult& result, std::vector<TensorRequirement> reqs) {
+    if (result.status != LITMUS_OK) return;
+    if (Repeats(step, reqs)) {
+      out.Put<uint64_t>(kSameRequirements);
+    } else {
+      out.Put<uint64_t>(reqs.size());
+      for (const TensorRequirement& r : reqs) {
+        out.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps).Put<uint8_t>(r.reductions_only ? 1 : 0);
+      }
+    }
+    last_ = std::move(reqs);
+    last_step_ = step;
+  }
+
+ private:
+  bool Repeats(int64_t step, const std::vector<TensorRequirement>& reqs) const {
+    if (!last_step_ || reqs.size() != last_.size()) return false;
+    const int64_t shift = step - *last_step_;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      const TensorRequirement& a = reqs[i];
+      const TensorRequirement& b = last_[i];
+      if (a.trial != b.trial || a.reductions_only != b.reductions_only || a.steps.size() != b.steps.size() ||
+          a.name != b.name) {
+        return false;
+      }
+      for (size_t j = 0; j < a.steps.size(); ++j) {
+        if (a.steps[j] != b.steps[j] + shift) return false;
+      }
+    }
+    return true;
+  }
+
+  std::vector<TensorRequirement> last_;
+  std::optional<int64_t> last_step_;
+};
 
 int Serve(Channel& channel) {
   Message init;
@@ -111,6 +153,7 @@ int Serve(Channel& channel) {
 
   Message request;  // reused, as the reply buffer
   Encoder out;
+  RequirementsWriter requirements;
   while (true) {
     if (channel.Receive(&request) != Channel::Failure::kNone) return 0;  // the runner is gone
     Decoder req(request.payload);
@@ -120,11 +163,9 @@ int Serve(Channel& channel) {
         connection.BeginRequest(req.Get<uint64_t>());
         const int64_t step = req.Get<int64_t>();
         std::vector<TensorRequirement> reqs;
-        PutResult(out, instance->RequiredTensors(step, &reqs));
-        out.Put<uint64_t>(reqs.size());
-        for (const TensorRequirement& r : reqs) {
-          out.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps).Put<uint8_t>(r.reductions_only ? 1 : 0);
-        }
+        const PluginCallResult result = instance->RequiredTensors(step, &reqs);
+        PutResult(out, result);
+        requirements.Put(out, step, result, std::move(reqs));
         break;
       }
       case MessageType::kInvoke: {
@@ -144,11 +185,9 @@ int Serve(Channel& channel) {
         std::vector<TensorRequirement> reqs;
         Encoder next;
         next.Put<int64_t>(ahead_step);
-        PutResult(next, instance->RequiredTensors(ahead_step, &reqs));
-        next.Put<uint64_t>(reqs.size());
-        for (const TensorRequirement& r : reqs) {
-          next.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps).Put<uint8_t>(r.reductions_only ? 1 : 0);
-        }
+        const PluginCallResult result = instance->RequiredTensors(ahead_step, &reqs);
+        PutResult(next, result);
+        requirements.Put(next, ahead_step, result, std::move(reqs));
         if (channel.Send(MessageType::kAheadReply, next.bytes()) != Channel::Failure::kNone) return 0;
         continue;
       }
