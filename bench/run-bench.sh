@@ -41,7 +41,7 @@ run_shape() {
     SMDEBUG_TRAINING_END_DELAY_REFRESH=0 "$litmus" run --trial "$trial" --plugin "$plugin" \
       --rule CustomGradientRule --param threshold=0.5 --keep-going --logging-level error \
       --output-dir "$work/out-$name" --message-file "$work/out-$name/message" \
-      --failure-file "$work/out-$name/failure"
+      --failure-file "$work/out-$name/failure" > /dev/null  # (the verdict table)
     code=$?
     set -e
     t2=$(now)
@@ -75,7 +75,7 @@ EOF
     t0=$(now); plain_read "$trial"; t1=$(now)
     set +e
     SMDEBUG_TRAINING_END_DELAY_REFRESH=0 "$litmus" run --config "$yaml" --keep-going --logging-level error \
-      --output-dir "$out" --message-file "$out/message" --failure-file "$out/failure"
+      --output-dir "$out" --message-file "$out/message" --failure-file "$out/failure" > /dev/null
     code=$?
     set -e
     t2=$(now)

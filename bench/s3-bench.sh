@@ -79,7 +79,7 @@ curl_ranges() { curl -sS --no-progress-meter --parallel --parallel-max "$paralle
 litmus_run() {
   SMDEBUG_TRAINING_END_DELAY_REFRESH=0 "$litmus" run --trial "s3://$bucket/big" --plugin "$plugin" \
     --rule CustomGradientRule --param threshold=0.5 --keep-going --logging-level error \
-    --output-dir "$work/out" --message-file "$work/out/message" --failure-file "$work/out/failure"
+    --output-dir "$work/out" --message-file "$work/out/message" --failure-file "$work/out/failure" > /dev/null
 }
 
 min() { awk -v a="$1" -v b="$2" -v m="$3" 'BEGIN { d = b - a; print (d < m) ? d : m }'; }
