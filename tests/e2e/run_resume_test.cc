@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "litmus/format/trial_layout.h"
 #include "litmus/writer/writer.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -193,11 +194,17 @@ TEST(RunResume, AnotherJobInTheSameFolderIsRefusedUntilFresh) {
     runner.Wait();
   }
   ASSERT_TRUE(fs::exists(out.path() / "checkpoint.json"));
+  const std::string events_before = testing::ReadWholeFile(out.path() / "events.jsonl");
+  const std::string status_before = testing::ReadWholeFile(out.path() / "status.json");
   const testing::ProcessResult refused =
       testing::RunProcess(RunArgs(config_dir.path() / "other.yaml", out.path()), kEnv);
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_NE(refused.err.find("interrupted job"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("--fresh"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("threshold"), std::string::npos) << "says what differs: " << refused.err;
+  // The interrupted job's files are left as they were (it can still be resumed).
+  EXPECT_EQ(testing::ReadWholeFile(out.path() / "events.jsonl"), events_before);
+  EXPECT_EQ(testing::ReadWholeFile(out.path() / "status.json"), status_before);
 
   // --fresh starts over (the events of the interrupted job are gone); training then ends.
   ASSERT_TRUE(writer::MarkTrainingEnded(nullptr, trial.str()).ok());
@@ -210,6 +217,37 @@ TEST(RunResume, AnotherJobInTheSameFolderIsRefusedUntilFresh) {
     EXPECT_NE(e["event"], "RuleResumed");
   }
   EXPECT_EQ(started, 2);
+}
+
+// A stop in the middle of a step (here a record the rule waits for) leaves that step unevaluated:
+// the resumed job evaluates it and finds what is there.
+TEST(RunResume, AStepAStopInterruptedIsEvaluatedOnResume) {
+  testing::TempDir trial, out, saved;
+  GrowingTrial(trial.str(), /*end_marker=*/false).Finish();
+  const fs::path events = trial.path() / layout::EventFilePath(5, "worker_0");  // kBig holds step 5
+  fs::copy_file(events, saved.path() / "events5");
+  fs::remove(events);  // (an upload on its way: waited for)
+  const std::vector<std::string> args = {testing::LitmusBinary(), "run", "--trial", trial.str(), "--plugin",
+                                         LITMUS_CUSTOM_RULE_PLUGIN, "--rule", "CustomGradientRule", "--param",
+                                         "threshold=10", "--poll-interval-ms", "10", "--output-dir", out.str()};
+  // (Waited for as long as it takes: the retry budget would turn it into damage.)
+  const std::vector<std::pair<std::string, std::string>> env = {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"},
+                                                                {"SMDEBUG_MISSING_EVENT_FILE_RETRY_LIMIT", "1000000"}};
+  {
+    testing::ChildProcess runner(args, env);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // at step 5, waiting for its record
+    runner.Signal(SIGTERM);
+    const testing::ProcessResult stopped = runner.Wait();
+    ASSERT_EQ(stopped.exit_code, 143) << stopped.err;
+  }
+  EXPECT_LE(Read(out.path() / "checkpoint.json")["rules"][0]["cursor"].get<int64_t>(), 5);
+  fs::copy_file(saved.path() / "events5", events);
+  ASSERT_TRUE(writer::MarkTrainingEnded(nullptr, trial.str()).ok());
+  const testing::ProcessResult resumed = testing::RunProcess(args, env);
+  EXPECT_EQ(resumed.exit_code, 1) << resumed.err;
+  const auto firings = Firings(out.path());
+  ASSERT_FALSE(firings.empty());
+  EXPECT_EQ(firings.front().second, 5);
 }
 
 TEST(RunResume, AFinishedJobStartsOverWhenRunAgain) {

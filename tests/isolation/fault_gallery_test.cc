@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,6 +29,17 @@ using testing::ChildProcess;
 using testing::LitmusBinary;
 using testing::ProcessResult;
 using testing::RunProcess;
+
+// Under AddressSanitizer (the CI's sanitizer build) the faults must happen as they do in a normal
+// build: a segfault or a stack overflow kills with SIGSEGV instead of ASan's report and abort, and
+// an allocation over the memory limit fails (std::bad_alloc) instead of aborting. The litmus
+// processes the tests start read ASAN_OPTIONS when they start; this process has read its own.
+const bool kNativeFaults = [] {
+  const char* options = std::getenv("ASAN_OPTIONS");
+  std::string value = options != nullptr && *options != '\0' ? std::string(options) + ":" : std::string();
+  value += "handle_segv=0:allocator_may_return_null=1";
+  return setenv("ASAN_OPTIONS", value.c_str(), 1) == 0;
+}();
 
 const std::vector<std::pair<std::string, std::string>> kFastEnd = {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}};
 
@@ -187,6 +199,8 @@ TEST(FaultGallery, SigtermStopsAJobWhoseRuleNeverReturns) {
     const Json status = ReadJson(out.path() / "status.json");
     EXPECT_EQ(status["rules"][1]["RuleEvaluationStatus"], "Stopped") << status.dump();
     EXPECT_EQ(status["exit_code"], 143) << status.dump();
+    // Every exit but 0 leaves the message file, the watchdog's end (in-process) included.
+    EXPECT_EQ(testing::ReadWholeFile(out.path() / "message"), "Stopped: SIGTERM received\n");
   }
 }
 

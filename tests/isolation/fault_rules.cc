@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -76,9 +77,25 @@ class InfiniteLoop : public FaultRule {
   }
 };
 
-std::vector<std::unique_ptr<char[]>>& Hoard() {
-  static auto* blocks = new std::vector<std::unique_ptr<char[]>>;
+// Never freed: the blocks stay reachable, the worker's memory only grows.
+std::vector<char*>& Hoard() {
+  static auto* blocks = new std::vector<char*>;
   return *blocks;
+}
+
+// A 64 MiB block from operator new, which throws std::bad_alloc once the memory limit is reached.
+// AddressSanitizer's operator new cannot throw (it reports and aborts), so in a sanitizer build the
+// same failure comes from malloc, which returns null there (the gallery sets
+// allocator_may_return_null=1), turned into the std::bad_alloc operator new throws elsewhere.
+char* AllocateBlock() {
+  constexpr std::size_t kBlock = std::size_t{64} << 20;
+#ifdef LITMUS_FAULT_RULES_UNDER_ASAN
+  void* block = std::malloc(kBlock);
+  if (block == nullptr) throw std::bad_alloc();
+  return static_cast<char*>(block);
+#else
+  return new char[kBlock];
+#endif
 }
 
 class UnboundedMalloc : public FaultRule {
@@ -86,7 +103,7 @@ class UnboundedMalloc : public FaultRule {
   using FaultRule::FaultRule;
   void Misbehave() override {
     while (true) {
-      Hoard().emplace_back(new char[64 << 20]);
+      Hoard().push_back(AllocateBlock());
       Hoard().back()[0] = 1;
     }
   }

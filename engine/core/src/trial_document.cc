@@ -326,7 +326,7 @@ DamageReport FindDamagedRecords(const SelectedTrial& selected, size_t max_listed
       for (const TensorEntry& entry : trial.Entries(name, step)) {
         if (entry.location) {
           auto value = trial.Value(name, step, Mode::kGlobal, entry.worker);
-          if (!value.ok() && !GetTrialError(value.status()) && damaged(value.status())) return report;
+          if (!value.ok() && IsDamage(value.status()) && damaged(value.status())) return report;
         }
         for (const auto& [key, location] : entry.stored_reductions) {
           auto r = trial.Reduction(name, step, key.first, key.second, Mode::kGlobal, entry.worker);

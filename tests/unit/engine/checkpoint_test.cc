@@ -123,6 +123,34 @@ TEST(CheckpointTest, FingerprintChangesWithWhatDecidesVerdicts) {
   EXPECT_NE(base, JobFingerprint("t", "R", "", {{"threshold", "1"}}, 0, 9, {}, false));
   EXPECT_NE(base, JobFingerprint("t", "R", "", {{"threshold", "1"}}, 0, std::nullopt, {"o"}, false));
   EXPECT_NE(base, JobFingerprint("t", "R", "", {{"threshold", "1"}}, 0, std::nullopt, {}, true));
+  EXPECT_NE(base, JobFingerprint("t", "R", "", {{"threshold", "1"}}, 0, std::nullopt, {}, false, true));
+  EXPECT_NE(base, JobFingerprint("t", "R", "/p.so", {{"threshold", "1"}}, 0, std::nullopt, {}, false));
+}
+
+// Resuming another job is refused, saying what differs.
+TEST(CheckpointTest, PlanResumeRefusesAnotherJobSayingWhatDiffers) {
+  TempDir dir;
+  JobCheckpoint c;
+  c.trial = "t";
+  RuleCheckpoint r;
+  r.name = "R";
+  r.fingerprint = JobFingerprint("t", "R", "", {{"threshold", "1"}}, 0, std::nullopt, {}, false);
+  c.rules = {r};
+  LITMUS_ASSERT_OK(WriteCheckpoint(dir.str(), c));
+  const auto now = JobFingerprint("t", "R", "", {{"threshold", "2"}}, 0, std::nullopt, {}, false);
+  const Status refused = PlanResume(dir.str(), false, "t", {{"R", now}}).status();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find(R"(parameters: {"threshold":"1"} then, {"threshold":"2"} now)"), std::string::npos)
+      << refused.ToString();
+  EXPECT_NE(refused.message().find("--fresh"), std::string::npos) << refused.ToString();
+  LITMUS_ASSERT_OK_AND_ASSIGN(ResumePlan fresh, PlanResume(dir.str(), /*fresh=*/true, "t", {{"R", now}}));
+  EXPECT_FALSE(fresh.resume);
+  LITMUS_ASSERT_OK_AND_ASSIGN(ResumePlan same, PlanResume(dir.str(), false, "t", {{"R", r.fingerprint}}));
+  EXPECT_TRUE(same.resume);
+  c.finished = true;
+  LITMUS_ASSERT_OK(WriteCheckpoint(dir.str(), c));
+  LITMUS_ASSERT_OK_AND_ASSIGN(ResumePlan finished, PlanResume(dir.str(), false, "t", {{"R", now}}));
+  EXPECT_FALSE(finished.resume) << "a finished job is started over";
 }
 
 }  // namespace

@@ -171,8 +171,8 @@ uint64_t IsolatedRule::Generation() const {
 }
 
 PluginCallResult IsolatedRule::Stopped() {
-  // Not the rule's failure: the step counts as skipped, and the runner, which sees the stop
-  // too, ends the rule Stopped.
+  // Not the rule's failure, and not an outcome: the runner sees stopped() and leaves the step
+  // unevaluated (a resumed job evaluates it), then ends the rule Stopped.
   stopped_ = true;
   if (process_) process_->Kill();
   failed_ = PluginCallResult{LITMUS_STEP_UNAVAILABLE, "the job was stopped before the rule returned"};
@@ -202,7 +202,8 @@ PluginCallResult IsolatedRule::Broken(Channel::Failure failure, const std::strin
   // The socket closed: the worker is ending (or closed it on purpose: then it must go).
   const std::optional<int> status = process_->WaitFor(std::chrono::seconds(2));
   if (!status) return Fail(what, "closed its connection to the runner");
-  if (StopRequested() && WIFSIGNALED(*status)) return Stopped();
+  // (Workers lead their own process group: a stop's signal never reaches them, so a worker that
+  // died of a signal crashed, stop or not.)
   return Fail(what, DescribeWaitStatus(*status));
 }
 

@@ -5,8 +5,9 @@
 // an Invoke as offsets into the shared tensor memory, keeping them alive until the reply. A call
 // that does not come back (worker crashed, exited, closed its socket, timed out, ran out of
 // memory) kills the worker and fails this call and every later one with LITMUS_INTERNAL naming
-// the call, the step and the cause; a stop (StopRequested) kills it and makes the call a skipped
-// step. Thread-safety: one call at a time (as RuleInstance).
+// the call, the step and the cause; a stop (StopRequested) kills it and leaves the call without
+// an outcome (stopped(): the runner does not count the step as evaluated). Thread-safety: one
+// call at a time (as RuleInstance).
 #pragma once
 
 #include <cstdint>
@@ -61,6 +62,7 @@ class IsolatedRule : public RuleHandle {
   PluginCallResult Poll(int64_t last_step) override;
   const std::vector<std::string>& extra_action_json() const override { return ctx_.added_actions; }
   const RuleReport& report() const override { return report_; }
+  bool stopped() const override { return stopped_; }
   void RestoreReport(RuleReport report) override { report_ = std::move(report); }
   const LoadedRule& rule() const override { return rule_; }
 

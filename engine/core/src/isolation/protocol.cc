@@ -139,8 +139,18 @@ Channel::Failure Channel::Receive(Message* out, const Limits& limits) {
     return Failure::kProtocol;
   }
   out->type = static_cast<MessageType>(header.type);
-  out->payload.resize(header.length);
-  return ReadAll(out->payload.data(), out->payload.size(), limits);
+  // Grown as the bytes arrive: a peer that announces a length it does not send (a plugin that
+  // scribbles on its worker's socket) cannot make this side allocate it.
+  constexpr uint64_t kChunk = uint64_t{64} << 20;
+  out->payload.clear();
+  for (uint64_t remaining = header.length; remaining > 0;) {
+    const size_t chunk = static_cast<size_t>(std::min(remaining, kChunk));
+    const size_t filled = out->payload.size();
+    out->payload.resize(filled + chunk);
+    if (const Failure f = ReadAll(out->payload.data() + filled, chunk, limits); f != Failure::kNone) return f;
+    remaining -= chunk;
+  }
+  return Failure::kNone;
 }
 
 }  // namespace litmus::isolation

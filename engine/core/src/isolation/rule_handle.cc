@@ -13,6 +13,7 @@
 
 #include "isolation/isolated_rule.h"
 #include "isolation/shared_arena.h"
+#include "run/job_config.h"
 
 namespace litmus {
 namespace {
@@ -68,13 +69,8 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
   const bool declared = std::any_of(rule.params.begin(), rule.params.end(),
                                     [](const LoadedRule::Param& p) { return p.name == kRuleTimeoutParameter; });
   if (const auto it = params.find(kRuleTimeoutParameter); it != params.end() && !declared) {
-    char* end = nullptr;
-    const double value = std::strtod(it->second.c_str(), &end);
-    if (end == it->second.c_str() || *end != '\0' || !(value > 0)) {
-      return InvalidArgumentError("rule " + configuration_name + ": " + kRuleTimeoutParameter +
-                                  ": expected a positive number of seconds, got '" + it->second + "'");
-    }
-    timeout_s = value;
+    LITMUS_ASSIGN_OR_RETURN(timeout_s,
+                            ParsePositiveSeconds(it->second, "rule " + configuration_name + ": " + kRuleTimeoutParameter));
     params.erase(it);
     if (options_.mode == IsolationMode::kNone && warnings != nullptr) {
       warnings->push_back("rule " + configuration_name + ": " + kRuleTimeoutParameter +

@@ -34,6 +34,9 @@ class RuleHandle {
   virtual PluginCallResult Poll(int64_t last_step) = 0;
   virtual const std::vector<std::string>& extra_action_json() const = 0;
   virtual const RuleReport& report() const = 0;
+  // True once a stop of the job ended a call of this rule before it returned (an isolated
+  // rule's worker is killed): that call evaluated nothing.
+  virtual bool stopped() const { return false; }
   // A resumed job (run/checkpoint.h): the report as an earlier run of the job left it.
   virtual void RestoreReport(RuleReport report) = 0;
   virtual const LoadedRule& rule() const = 0;

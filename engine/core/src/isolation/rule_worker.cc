@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <new>
@@ -31,6 +32,24 @@ namespace {
 constexpr const char* kWorkerCommand = "__rule-worker";
 
 WorkerConnection* g_connection = nullptr;
+
+// The worker's private data memory (VmData) before the plugin loads, in bytes; 0 if unknown.
+// The memory limit is added to it: RLIMIT_DATA counts every private writable mapping, and what
+// the worker itself maps before any plugin code runs (libraries, and under AddressSanitizer its
+// terabytes of shadow memory, which would make every later mapping fail) is not the rule's.
+uint64_t DataMemoryInUse() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmData:") {
+      uint64_t kib = 0;
+      status >> kib;
+      return kib * 1024;
+    }
+    status.ignore(4096, '\n');
+  }
+  return 0;
+}
 
 // operator new failed (under the memory limit): note it for the runner, then fail as usual.
 void OnAllocationFailure() {
@@ -116,7 +135,8 @@ int Serve(Channel& channel) {
 
   // The limit holds before the plugin's code (its static constructors included) runs.
   if (memory_limit > 0) {
-    const rlimit limit{static_cast<rlim_t>(memory_limit), static_cast<rlim_t>(memory_limit)};
+    const rlim_t cap = static_cast<rlim_t>(DataMemoryInUse() + memory_limit);
+    const rlimit limit{cap, cap};
     setrlimit(RLIMIT_DATA, &limit);
   }
   std::set_new_handler(OnAllocationFailure);

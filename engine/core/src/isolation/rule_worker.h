@@ -2,7 +2,8 @@
 // It reads kInit from fd 3, sets its memory limit, maps the shared tensor memory (fd 4)
 // read-only, loads the plugin with the usual loader and checks, creates the instance with the
 // usual parameter handling (RuleInstance), then serves requests until kDestroy or the runner
-// goes away (protocol.h). Runs single-threaded (plugins start no threads).
+// goes away (protocol.h). Serves requests on one thread; threads a plugin starts against the ABI
+// contract are not waited for: the worker ends with _exit.
 #pragma once
 
 namespace litmus::isolation {

@@ -25,12 +25,16 @@ StopWatchdog::StopWatchdog(StopSignal* stop, JobReporter* reporter, std::chrono:
 }
 
 StopWatchdog::~StopWatchdog() {
+  Disarm();
+  thread_.join();
+}
+
+void StopWatchdog::Disarm() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     finished_ = true;
   }
   cv_.notify_all();
-  thread_.join();
 }
 
 void StopWatchdog::Run() {
@@ -49,8 +53,10 @@ void StopWatchdog::Run() {
   if (cv_.wait_for(lock, grace_, [this] { return finished_; })) return;
   // The job did not wind down (a rule that never returns runs in this process): report and end.
   spdlog::warn("stop requested {} ms ago and a rule has not returned; ending the job now", grace_.count());
-  reporter_->StopRulesInProgress(stop_->Reason());
-  reporter_->Finish(kExitStopped, "");
+  // (mu_ stays held: Disarm waits, and the process ends here.)
+  const std::string line = "Stopped: " + stop_->Reason();
+  reporter_->StopRulesInProgress(line);
+  reporter_->Finish(kExitStopped, line);
   _exit(kExitStopped);
 }
 

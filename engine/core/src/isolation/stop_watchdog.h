@@ -26,6 +26,9 @@ class StopWatchdog {
   StopWatchdog(StopSignal* stop, JobReporter* reporter, std::chrono::milliseconds grace = std::chrono::milliseconds(1500));
   // The job has finished: the watchdog ends without acting.
   ~StopWatchdog();
+  // Every rule has its verdict (the loop ended): from now on a stop changes nothing and the
+  // watchdog never acts. Waits for a report the watchdog is writing (it then ends the process).
+  void Disarm();
 
  private:
   void Run();

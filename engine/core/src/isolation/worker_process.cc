@@ -85,7 +85,9 @@ void WorkerProcess::SetLogPath(std::string log_path) {
 }
 
 void WorkerProcess::Kill() {
-  if (!status_) kill(pid_, SIGKILL);
+  // The whole process group the worker leads: processes a plugin started die with it (and
+  // cannot keep its output pipe open).
+  if (!status_) kill(-pid_, SIGKILL);
 }
 
 std::optional<int> WorkerProcess::WaitFor(std::chrono::milliseconds timeout) {

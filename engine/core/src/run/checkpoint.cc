@@ -80,7 +80,14 @@ Status WriteCheckpoint(const std::string& output_dir, const JobCheckpoint& check
   const std::string text = j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 
   const std::string path = (std::filesystem::path(output_dir) / kCheckpointFileName).string();
-  const std::string tmp = path + "." + std::to_string(getpid()) + ".tmp";
+  // (Hidden: an output folder is published as it is, SageMaker uploads it.)
+  // (Appended piece by piece: GCC 12's -Wrestrict misfires on "." + std::string.)
+  std::string tmp_name = ".";
+  tmp_name += kCheckpointFileName;
+  tmp_name += '.';
+  tmp_name += std::to_string(getpid());
+  tmp_name += ".tmp";
+  const std::string tmp = (std::filesystem::path(output_dir) / tmp_name).string();
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoToStatus(errno, "cannot write checkpoint " + tmp);
   Status written = WriteAllAndSync(fd, text, tmp);
@@ -180,6 +187,25 @@ StatusOr<std::map<std::string, ReportedRuleEvents>> RecoverJobEvents(const std::
   return out;
 }
 
+namespace {
+
+// What differs between two fingerprints (JobFingerprint's JSON): "parameters: {...} then, {...} now".
+std::string FingerprintDifference(const std::string& then, const std::string& now) {
+  const Json a = Json::parse(then, nullptr, /*allow_exceptions=*/false);
+  const Json b = Json::parse(now, nullptr, /*allow_exceptions=*/false);
+  if (a.is_discarded() || b.is_discarded() || !a.is_object() || !b.is_object()) return then + " then";
+  std::string out;
+  for (const auto& [key, value] : b.items()) {
+    const auto it = a.find(key);
+    if (it != a.end() && *it == value) continue;
+    if (!out.empty()) out += "; ";
+    out += key + ": " + (it != a.end() ? it->dump() : "none") + " then, " + value.dump() + " now";
+  }
+  return out.empty() ? "a litmus of another version" : out;
+}
+
+}  // namespace
+
 StatusOr<ResumePlan> PlanResume(const std::string& output_dir, bool fresh, const std::string& trial,
                                 const std::vector<std::pair<std::string, std::string>>& rules) {
   ResumePlan plan;
@@ -205,7 +231,9 @@ StatusOr<ResumePlan> PlanResume(const std::string& output_dir, bool fresh, const
     }
     if (it->second->fingerprint != fingerprint) {
       return InvalidArgumentError("output folder " + output_dir + " holds an interrupted job whose rule " + name +
-                                  " was configured otherwise (" + it->second->fingerprint + ")" + how);
+                                  " was configured otherwise (" + FingerprintDifference(it->second->fingerprint,
+                                                                                        fingerprint) +
+                                  ")" + how);
     }
   }
   LITMUS_ASSIGN_OR_RETURN(auto reported,
@@ -232,7 +260,7 @@ StatusOr<ResumePlan> PlanResume(const std::string& output_dir, bool fresh, const
 std::string JobFingerprint(const std::string& trial, const std::string& rule_class, const std::string& plugin,
                            const std::map<std::string, std::string>& parameters, int64_t start_step,
                            std::optional<int64_t> end_step, const std::vector<std::string>& other_trials,
-                           bool keep_going) {
+                           bool keep_going, bool skip_damaged) {
   // A JSON text rather than a hash: a mismatch can then say what differs.
   Json j;
   j["trial"] = trial;
@@ -243,6 +271,7 @@ std::string JobFingerprint(const std::string& trial, const std::string& rule_cla
   j["end_step"] = end_step ? Json(*end_step) : Json(nullptr);
   j["other_trials"] = other_trials;
   j["keep_going"] = keep_going;
+  j["skip_damaged"] = skip_damaged;
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

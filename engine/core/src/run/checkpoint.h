@@ -6,7 +6,8 @@
 // written, and the checkpoint itself is written atomically (temp file, fsync, rename, fsync of
 // the folder). A checkpoint may lag events.jsonl (a kill between the two), never lead it, so on
 // resume the firings already reported are taken from events.jsonl (RecoverJobEvents) and the
-// checkpoint says where each rule's evaluation can safely go on.
+// checkpoint says where each rule's evaluation can safely go on: a step counts as evaluated
+// only once its outcome is known (a stop in the middle of a step leaves it to the resumed job).
 // Pure data and functions; thread-compatible.
 #pragma once
 
@@ -97,11 +98,11 @@ StatusOr<ResumePlan> PlanResume(const std::string& output_dir, bool fresh, const
                                 const std::vector<std::pair<std::string, std::string>>& rules);
 
 // A stable text that changes when anything that decides a rule's verdicts changes: the trial,
-// the rule's class and plugin, its parameters, start and end steps, other trials, and
-// --keep-going. A checkpoint is resumed only by a job with the same fingerprints.
+// the rule's class and plugin file, its parameters, start and end steps, other trials,
+// --keep-going and --skip-damaged. A checkpoint is resumed only by a job with the same fingerprints.
 std::string JobFingerprint(const std::string& trial, const std::string& rule_class, const std::string& plugin,
                            const std::map<std::string, std::string>& parameters, int64_t start_step,
                            std::optional<int64_t> end_step, const std::vector<std::string>& other_trials,
-                           bool keep_going);
+                           bool keep_going, bool skip_damaged = false);
 
 }  // namespace litmus

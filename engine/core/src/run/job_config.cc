@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -407,6 +408,15 @@ GetEnvFn ProcessEnvironment() {
   };
 }
 
+StatusOr<double> ParsePositiveSeconds(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(seconds) || !(seconds > 0) || seconds > 1e7) {
+    return InvalidArgumentError(what + ": expected a number of seconds > 0 and <= 10000000, got '" + text + "'");
+  }
+  return seconds;
+}
+
 StatusOr<uint64_t> ParseByteSize(const std::string& text) {
   const std::string t = Trim(text);
   char* end = nullptr;
@@ -494,12 +504,7 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
     job.isolate_rules = *isolation == "process";
   }
   if (const auto& timeout = cli.rule_timeout ? cli.rule_timeout : yaml.rule_timeout) {
-    char* end = nullptr;
-    const double seconds = std::strtod(timeout->c_str(), &end);
-    if (end == timeout->c_str() || *end != '\0' || !(seconds > 0)) {
-      return InvalidArgumentError("--rule-timeout: expected a positive number of seconds, got '" + *timeout + "'");
-    }
-    job.rule_timeout_s = seconds;
+    LITMUS_ASSIGN_OR_RETURN(job.rule_timeout_s, ParsePositiveSeconds(*timeout, "--rule-timeout"));
   }
   if (const auto& memory = cli.rule_memory ? cli.rule_memory : yaml.rule_memory) {
     if (*memory == "unlimited" || *memory == "0") {
@@ -518,13 +523,7 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
     job.stop_signal_file = *stop;
   }
   if (auto interval = getenv("LITMUS_PROGRESS_INTERVAL_S"); interval && !interval->empty()) {
-    char* end = nullptr;
-    const double s = std::strtod(interval->c_str(), &end);
-    if (end == interval->c_str() || *end != '\0' || !(s > 0)) {
-      return InvalidArgumentError("LITMUS_PROGRESS_INTERVAL_S: expected a number of seconds > 0, got '" + *interval +
-                                  "'");
-    }
-    job.progress_interval_s = s;
+    LITMUS_ASSIGN_OR_RETURN(job.progress_interval_s, ParsePositiveSeconds(*interval, "LITMUS_PROGRESS_INTERVAL_S"));
   }
   if (auto grace = getenv("rule_stop_grace_time_secs"); grace && !grace->empty()) {
     char* end = nullptr;

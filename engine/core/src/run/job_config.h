@@ -130,6 +130,10 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
 // LITMUS_RULE_PARAMETERS, else the config file's rules), names as typed, without parameters.
 JobConfig FallbackJobConfig(const RunCommandLine& cli, const GetEnvFn& getenv);
 
+// A number of seconds > 0, finite and at most 10^7 (about four months: larger values are not
+// durations a clock can add), as text -> the number. InvalidArgument "what: expected ..." else.
+StatusOr<double> ParsePositiveSeconds(const std::string& text, const std::string& what);
+
 // "512M", "2G", "1048576" -> bytes.
 StatusOr<uint64_t> ParseByteSize(const std::string& text);
 

@@ -119,12 +119,6 @@ StatusOr<std::unique_ptr<JobReporter>> JobReporter::Create(Paths paths) {
     std::filesystem::create_directories(dir, ec);
     if (ec) return FailedPreconditionError("cannot create output folder " + dir.string() + ": " + ec.message());
   }
-  // The previous run's verdict must not outlive it (Finish writes this run's, if any).
-  for (const std::string& path : {paths.message_file, paths.failure_file}) {
-    if (path.empty()) continue;
-    std::filesystem::remove(path, ec);
-    if (ec) spdlog::warn("could not remove the previous run's {}: {}", path, ec.message());
-  }
   std::unique_ptr<JobReporter> reporter(new JobReporter(std::move(paths)));
   const std::string events = (out / "events.jsonl").string();
   reporter->events_fd_ = open(events.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -162,6 +156,16 @@ void JobReporter::Event(const EventFields& f, const std::vector<std::pair<std::s
   // visible to readers as soon as the event happens.
   if (events_fd_ >= 0 && write(events_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
     RecordWriteFailure("events.jsonl: " + std::string(std::strerror(errno)));
+  }
+}
+
+void JobReporter::RemovePreviousVerdict() {
+  // The previous run's verdict must not outlive it (Finish writes this run's, if any).
+  for (const std::string& path : {paths_.message_file, paths_.failure_file}) {
+    if (path.empty()) continue;
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    if (ec) spdlog::warn("could not remove the previous run's {}: {}", path, ec.message());
   }
 }
 

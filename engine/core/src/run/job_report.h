@@ -57,9 +57,7 @@ class JobReporter {
     std::string failure_file;
     std::string temp_dir;  // temp files of atomic writes; empty: beside each target
   };
-  // Creates <output_dir>, rule-reports/ and temp_dir (if not empty), and removes the message and
-  // failure files a previous run left (a run's files describe that run only). Errors name the
-  // folder.
+  // Creates <output_dir>, rule-reports/ and temp_dir (if not empty). Errors name the folder.
   static StatusOr<std::unique_ptr<JobReporter>> Create(Paths paths);
 
   // Registers a rule so status.json lists it (in registration order) as InProgress.
@@ -99,6 +97,9 @@ class JobReporter {
   // checkpoint that covers it is written). RestoreRuleStatus sets a rule's status as an earlier
   // run of the job reported it, without a StatusChanged event (that one is in events.jsonl).
   void StartOver();
+  // Removes the message and failure files a previous run left (a run's files describe that run
+  // only), once the job knows it runs (not when it refuses to resume another job's folder).
+  void RemovePreviousVerdict();
   Status SyncEvents();
   void RestoreRuleStatus(const std::string& configuration_name, RuleStatus status, const std::string& details,
                          std::optional<int64_t> step);

@@ -50,6 +50,9 @@ enum class StepOutcome {
   kNoMoreData,  // the rule is done
   kClientError,
   kInternalError,
+  // The job is stopping and the call did not finish: the step was not evaluated (it stays the
+  // rule's next step, for a resumed job).
+  kInterrupted,
 };
 
 // A required (trial, tensor, step), to read before a rule runs. The name views the trial's own
@@ -271,6 +274,7 @@ struct JobRunner::Impl {
       switch (Classify(*r, polled, &message)) {
         case StepOutcome::kNotMet:
         case StepOutcome::kSkipped:
+        case StepOutcome::kInterrupted:
           break;
         case StepOutcome::kMet:
           Fired(*r, std::max<int64_t>(r->last_step, 0));
@@ -395,6 +399,20 @@ struct JobRunner::Impl {
     reporter->Finish(code, line);
     verdict = ErrorVerdict();
     return code;
+  }
+
+  // A job stopped during its setup: every rule of the configuration Stopped, exit code 143.
+  int StopBeforeStart() {
+    const std::string line = "Stopped: " + stop->Reason();
+    for (RuleJobConfig rc : config.rules) {
+      UseClassName(rc);
+      reporter->AddRule(rc.configuration_name, rc.rule);
+      reporter->SetRuleStatus(rc.configuration_name, RuleStatus::kStopped, line, std::nullopt);
+    }
+    reporter->Finish(kExitStopped, line);
+    verdict = ErrorVerdict();
+    for (VerdictRow& row : verdict) row.status = RuleStatusName(RuleStatus::kStopped);
+    return kExitStopped;
   }
 
   // The verdict of a job that ended before its rules started: every rule of the configuration Error.
@@ -612,7 +630,7 @@ struct JobRunner::Impl {
           }
           if (state == StepState::kNoMoreData) return StepOutcome::kNoMoreData;
           if (state == StepState::kUnavailable) return StepOutcome::kSkipped;
-          if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kSkipped;
+          if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kInterrupted;
           JoinPrefetch();
           if (Status st = RefreshTrial(trial); !st.ok()) {
             *message = st.message();
@@ -624,7 +642,7 @@ struct JobRunner::Impl {
         // A record the index names that its event file does not hold yet (an upload on its way):
         // wait for it, as for the step; the trial turns it into DataLoss after its retry budget.
         while (!value.ok() && GetTrialError(value.status()) == TrialError::kStepNotYetAvailable) {
-          if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kSkipped;
+          if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kInterrupted;
           JoinPrefetch();
           if (Status st = RefreshTrial(trial); !st.ok()) {
             *message = st.message();
@@ -667,6 +685,8 @@ struct JobRunner::Impl {
   }
 
   StepOutcome Classify(const RuleState& r, const PluginCallResult& result, std::string* message) {
+    // (An isolated rule's worker killed by the stop: its call has no outcome.)
+    if (r.instance->stopped()) return StepOutcome::kInterrupted;
     const std::string who = "rule " + r.config.rule + " (" + r.config.configuration_name + ", plugin " +
                             r.instance->rule().plugin_path + ")";
     switch (result.status) {
@@ -733,6 +753,8 @@ struct JobRunner::Impl {
                      .message = r.details,
                      .status = std::string(RuleStatusName(r.status))});
     WriteReport(r);
+    // A rule's end is checkpointed at once: a resumed job restores its numbers as they ended.
+    MaybeCheckpoint(/*force=*/true);
   }
 
   void WriteReport(RuleState& r) {
@@ -753,7 +775,9 @@ struct JobRunner::Impl {
   }
 
   void Fired(RuleState& r, int64_t step) {
-    r.fired_steps.push_back(step);
+    // Sorted and unique (a resumed rule starts with the firings reported before, in order).
+    const auto at = std::lower_bound(r.fired_steps.begin(), r.fired_steps.end(), step);
+    if (at == r.fired_steps.end() || *at != step) r.fired_steps.insert(at, step);
     const auto mode = base().ModeOfGlobalStep(step);
     const std::string message = ConditionMetText(r.config.rule, step);
     if (r.reported_firings.contains(step)) {
@@ -776,6 +800,7 @@ struct JobRunner::Impl {
   }
 
   void Apply(RuleState& r, int64_t step, StepOutcome outcome, const std::string& message) {
+    if (outcome == StepOutcome::kInterrupted) return;  // not evaluated: the loop ends the rule Stopped
     r.last_step = step;
     r.cursor = std::max(r.cursor, step + 1);
     switch (outcome) {
@@ -787,6 +812,7 @@ struct JobRunner::Impl {
         Fired(r, step);
         break;
       case StepOutcome::kSkipped:
+      case StepOutcome::kInterrupted:
         break;
       case StepOutcome::kNoMoreData:
         EndRule(r, RuleStatus::kNoIssuesFound, "no more data");
@@ -952,6 +978,8 @@ struct JobRunner::Impl {
 
   int Loop() {
     while (true) {
+      // (Rules that all ended before a stop arrived have their verdict: the stop changes nothing.)
+      if (AllRulesDone()) break;
       if (stop->ShouldStop()) {
         JoinPrefetch();
         for (auto& r : rules) {
@@ -1001,8 +1029,9 @@ struct JobRunner::Impl {
   // ---- resume (run/checkpoint.h, docs/run.md "Resume") ------------------------------------------
 
   std::string Fingerprint(const RuleState& r) const {
-    return JobFingerprint(config.trial, r.config.rule, r.config.plugin, r.config.parameters, r.config.start_step,
-                          r.config.end_step, r.config.other_trials, config.keep_going);
+    return JobFingerprint(config.trial, r.config.rule, r.instance ? r.instance->rule().plugin_path : r.config.plugin,
+                          r.config.parameters, r.config.start_step, r.config.end_step, r.config.other_trials,
+                          config.keep_going, config.skip_damaged);
   }
 
   StatusOr<ResumePlan> PlanJobResume() const {
@@ -1043,10 +1072,27 @@ struct JobRunner::Impl {
       reporter->RestoreRuleStatus(r.config.configuration_name, r.status, r.details, status_step);
       return true;
     }
+    // The firings already reported count whatever the rule does now (one from on_poll cannot be
+    // found again), and without --keep-going the first one ended the rule: its RuleEnded event
+    // is what the interruption cut off.
+    const auto with_reported = [&] {
+      std::set<int64_t> all(r.fired_steps.begin(), r.fired_steps.end());
+      all.insert(plan.reported_firings.begin(), plan.reported_firings.end());
+      r.fired_steps.assign(all.begin(), all.end());
+    };
+    if (!config.keep_going && !plan.reported_firings.empty()) {
+      if (plan.checkpoint) restore_progress(*plan.checkpoint);
+      with_reported();
+      EndRule(r, RuleStatus::kIssuesFound,
+              "RuleEvaluationConditionMet: " + ConditionMetText(r.config.rule, r.fired_steps.front()));
+      return true;
+    }
     if (r.instance->rule().stateless && plan.checkpoint) {
       restore_progress(*plan.checkpoint);
+      with_reported();
       *how = "continuing where the checkpoint left it";
     } else {
+      with_reported();
       const int64_t reported = plan.reported_firings.empty() ? -1 : *plan.reported_firings.rbegin();
       const int64_t through = std::max(plan.checkpoint ? plan.checkpoint->last_step : -1, reported);
       *how = through >= r.cursor ? "replaying steps " + std::to_string(r.cursor) + ".." + std::to_string(through) +
@@ -1166,20 +1212,26 @@ int JobRunner::Run() {
   s.reporter->SetJobWarnings(s.config.warnings);
   s.stop = std::make_unique<StopSignal>(s.env, s.config.trial, s.config.stop_signal_file, s.config.stop_grace_s);
   s.progress = std::make_unique<ProgressReporter>(isatty(STDERR_FILENO) == 1, s.ProgressInterval());
+  // A stop ends the job within ~2 s whatever a rule does, setup included (isolation/stop_watchdog.h).
+  StopWatchdog watchdog(s.stop.get(), s.reporter.get());
 
   std::string error_line;
   const int setup = s.Setup(&error_line);
   if (setup != kExitOk) {
+    // (A create that a stop cut short is the stop, not the rule's failure.)
+    if (StopRequested()) return s.StopBeforeStart();
     spdlog::error("{}", error_line);
     return s.FailBeforeStart(setup, error_line);
   }
   // An interrupted run of this job in the output folder is resumed (docs/run.md, "Resume").
+  // Refused (another job's checkpoint): that job's files stay as they are.
   StatusOr<ResumePlan> plan = s.PlanJobResume();
   if (!plan.ok()) {
-    error_line = "ClientError: " + plan.status().message();
-    spdlog::error("{}", error_line);
-    return s.FailBeforeStart(kExitClientError, error_line);
+    spdlog::error("ClientError: {}", plan.status().message());
+    s.verdict = s.ErrorVerdict();
+    return kExitClientError;
   }
+  s.reporter->RemovePreviousVerdict();
   if (plan->resume) {
     s.restarts = plan->restarts + 1;
     spdlog::info("resuming the interrupted job in {} (restart {}; --fresh starts over)", s.config.output_dir,
@@ -1210,12 +1262,11 @@ int JobRunner::Run() {
     s.PrepareActions(*r);
   }
   s.MaybeCheckpoint(/*force=*/true);
-  // A stop ends the job within ~2 s whatever a rule does (isolation/stop_watchdog.h).
-  StopWatchdog watchdog(s.stop.get(), s.reporter.get());
   s.WaitForTrials();
-  const int loop = s.Loop();
-  const int code = s.Finish();
-  return loop == kExitStopped && code != kExitInternal && code != kExitClientError ? kExitStopped : code;
+  s.Loop();
+  // Every rule has its verdict now: a stop arriving from here on changes nothing.
+  watchdog.Disarm();
+  return s.Finish();
 }
 
 const std::vector<VerdictRow>& JobRunner::Verdict() const { return impl_->verdict; }
