@@ -390,29 +390,21 @@ struct JobRunner::Impl {
   // A job that ends before any rule started (a configuration or setup error): every rule of the
   // configuration Error with `line`, status.json with `code`, and the message/failure files.
   // Rules are named as UseClassName does. Logs nothing (the caller prints the one error line).
-  int FailBeforeStart(int code, const std::string& line) {
+  int FailBeforeStart(int code, const std::string& line) { return EndBeforeStart(code, RuleStatus::kError, line); }
+
+  // A job stopped during its setup: every rule of the configuration Stopped, exit code 143.
+  int StopBeforeStart() { return EndBeforeStart(kExitStopped, RuleStatus::kStopped, "Stopped: " + stop->Reason()); }
+
+  int EndBeforeStart(int code, RuleStatus status, const std::string& line) {
     for (RuleJobConfig rc : config.rules) {
       UseClassName(rc);
       reporter->AddRule(rc.configuration_name, rc.rule);
-      reporter->SetRuleStatus(rc.configuration_name, RuleStatus::kError, line, std::nullopt);
+      reporter->SetRuleStatus(rc.configuration_name, status, line, std::nullopt);
     }
     reporter->Finish(code, line);
     verdict = ErrorVerdict();
+    for (VerdictRow& row : verdict) row.status = RuleStatusName(status);
     return code;
-  }
-
-  // A job stopped during its setup: every rule of the configuration Stopped, exit code 143.
-  int StopBeforeStart() {
-    const std::string line = "Stopped: " + stop->Reason();
-    for (RuleJobConfig rc : config.rules) {
-      UseClassName(rc);
-      reporter->AddRule(rc.configuration_name, rc.rule);
-      reporter->SetRuleStatus(rc.configuration_name, RuleStatus::kStopped, line, std::nullopt);
-    }
-    reporter->Finish(kExitStopped, line);
-    verdict = ErrorVerdict();
-    for (VerdictRow& row : verdict) row.status = RuleStatusName(RuleStatus::kStopped);
-    return kExitStopped;
   }
 
   // The verdict of a job that ended before its rules started: every rule of the configuration Error.
