@@ -51,9 +51,14 @@ TEST(RunDefaults, SimplestCommandAsNonRootWritesUnderLitmusOutput) {
       GTEST_SKIP() << "uid 65534 cannot run " << LitmusBinary() << " (a build folder it cannot read?): " << can_run.err;
     }
   }
+  // The trial is copied to a folder anyone can read: the source tree need not be (a clone in a
+  // private folder, as `mktemp -d` makes).
+  testing::TempDir trial_copy;
+  std::filesystem::permissions(trial_copy.path(), std::filesystem::perms::all);
+  const std::filesystem::path trial = trial_copy.path() / "pt_exploding";
+  std::filesystem::copy(testing::FixturePath("pt_exploding"), trial, std::filesystem::copy_options::recursive);
   std::vector<std::string> argv = prefix;
-  argv.insert(argv.end(), {LitmusBinary(), "run", "--trial", testing::FixturePath("pt_exploding").string(), "--rule",
-                           "VanishingGradient"});
+  argv.insert(argv.end(), {LitmusBinary(), "run", "--trial", trial.string(), "--rule", "VanishingGradient"});
   const ProcessResult result = RunProcess(argv, LocalEnvironment());
   ASSERT_TRUE(result.exit_code == 0 || result.exit_code == 1) << result.err;
   const std::filesystem::path out = cwd.path() / "litmus-output";
