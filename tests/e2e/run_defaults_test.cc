@@ -37,33 +37,53 @@ std::vector<std::pair<std::string, std::string>> LocalEnvironment() {
 // The README's simplest command, with no other option, by a user without root (the tests run as
 // root in CI: the binary then runs as nobody through setpriv) in a fresh working folder: a
 // verdict on stdout and every file under ./litmus-output.
+//
+// The user runs an installed litmus: the build's binary and built-in plugins are copied into an
+// install layout (<prefix>/bin, <prefix>/<libdir>/litmus/plugins) in a folder anyone can read, and
+// so is the trial. The build and source trees need not be readable by nobody (a clone inside a
+// private folder, as `mktemp -d` makes), and the copy also checks that an installed binary finds
+// its plugins beside it.
 TEST(RunDefaults, SimplestCommandAsNonRootWritesUnderLitmusOutput) {
+  namespace fs = std::filesystem;
   testing::TempDir cwd;
-  std::filesystem::permissions(cwd.path(), std::filesystem::perms::all);  // writable by nobody
+  fs::permissions(cwd.path(), fs::perms::all);  // writable by nobody
   std::vector<std::string> prefix = {"/usr/bin/env", "-C", cwd.str()};
   if (geteuid() == 0) {
-    if (!std::filesystem::exists("/usr/bin/setpriv")) GTEST_SKIP() << "running as root and /usr/bin/setpriv is missing";
+    ASSERT_TRUE(fs::exists("/usr/bin/setpriv")) << "running as root needs /usr/bin/setpriv (util-linux)";
     prefix.insert(prefix.end(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
-    std::vector<std::string> probe = prefix;
-    // (The build's binary and its built-in plugins: a build inside a private folder is not.)
-    probe.insert(probe.end(), {LitmusBinary(), "rules"});
-    const ProcessResult can_run = RunProcess(probe);
-    if (can_run.exit_code != 0 || can_run.out.find("VanishingGradient") == std::string::npos) {
-      GTEST_SKIP() << "uid 65534 cannot run " << LitmusBinary() << " with its plugins (a build folder it cannot read?): "
-                   << can_run.err;
-    }
   }
-  // The trial is copied to a folder anyone can read: the source tree need not be (a clone in a
-  // private folder, as `mktemp -d` makes).
-  testing::TempDir trial_copy;
-  std::filesystem::permissions(trial_copy.path(), std::filesystem::perms::all);
-  const std::filesystem::path trial = trial_copy.path() / "pt_exploding";
-  std::filesystem::copy(testing::FixturePath("pt_exploding"), trial, std::filesystem::copy_options::recursive);
+  testing::TempDir readable;
+  fs::permissions(readable.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                       fs::perms::others_read | fs::perms::others_exec);
+  const fs::path install = readable.path() / "usr";
+  const fs::path binary = install / "bin" / "litmus";
+  const fs::path plugins = install / LITMUS_INSTALL_PLUGIN_SUBDIR;
+  fs::create_directories(binary.parent_path());
+  fs::create_directories(plugins);
+  fs::copy_file(LitmusBinary(), binary);
+  size_t copied = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(LITMUS_BUILD_PLUGIN_DIR)) {
+    if (entry.path().extension() != ".so") continue;
+    fs::copy_file(entry.path(), plugins / entry.path().filename());
+    ++copied;
+  }
+  ASSERT_GT(copied, 0u) << "no built-in plugin in " << LITMUS_BUILD_PLUGIN_DIR;
+  const fs::path trial = readable.path() / "pt_exploding";
+  fs::copy(testing::FixturePath("pt_exploding"), trial, fs::copy_options::recursive);
+  // Everything under the readable folder: directories and the binary r-x for all, files r-- .
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(readable.path())) {
+    const bool runnable = entry.is_directory() || entry.path() == binary;
+    fs::permissions(entry.path(),
+                    runnable ? fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                   fs::perms::others_read | fs::perms::others_exec
+                             : fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                   fs::perms::others_read);
+  }
   std::vector<std::string> argv = prefix;
-  argv.insert(argv.end(), {LitmusBinary(), "run", "--trial", trial.string(), "--rule", "VanishingGradient"});
+  argv.insert(argv.end(), {binary.string(), "run", "--trial", trial.string(), "--rule", "VanishingGradient"});
   const ProcessResult result = RunProcess(argv, LocalEnvironment());
   ASSERT_TRUE(result.exit_code == 0 || result.exit_code == 1) << result.err;
-  const std::filesystem::path out = cwd.path() / "litmus-output";
+  const fs::path out = cwd.path() / "litmus-output";
   // The verdict on stdout: the table's header and the rule's row.
   EXPECT_NE(result.out.find("rule"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("VanishingGradient"), std::string::npos) << result.out;
