@@ -82,12 +82,17 @@ bool TensorCache::Contains(Key key) const {
   return index_.contains(key) || LoadingLocked(key);
 }
 
-void TensorCache::PresenceOf(std::span<const Key> keys, std::span<Presence> presence) const {
+void TensorCache::PresenceOf(std::span<const Key> keys, std::span<Presence> presence,
+                             std::span<TensorPtr> values) const {
   std::lock_guard<internal::AdaptiveMutex> lock(mu_);
   for (size_t i = 0; i < keys.size(); ++i) {
-    presence[i] = index_.contains(keys[i]) ? Presence::kCached
-                  : LoadingLocked(keys[i]) ? Presence::kLoading
-                                           : Presence::kAbsent;
+    const auto it = index_.find(keys[i]);
+    if (it != index_.end()) {
+      presence[i] = Presence::kCached;
+      if (!values.empty()) values[i] = it->second.tensor;
+    } else {
+      presence[i] = LoadingLocked(keys[i]) ? Presence::kLoading : Presence::kAbsent;
+    }
   }
 }
 

@@ -62,8 +62,9 @@ class TensorCache {
   // fail), or neither.
   enum class Presence : uint8_t { kAbsent, kCached, kLoading };
   // presence[i] for keys[i], for every i, under one acquisition of the lock (no hit counted, LRU
-  // order untouched). REQUIRES: presence.size() == keys.size().
-  void PresenceOf(std::span<const Key> keys, std::span<Presence> presence) const;
+  // order untouched), and with `values` the cached tensor of each kCached key in values[i].
+  // REQUIRES: presence.size() == keys.size(), and values.size() too unless it is empty.
+  void PresenceOf(std::span<const Key> keys, std::span<Presence> presence, std::span<TensorPtr> values = {}) const;
   // Caches `tensor` under `key` unless `key` is already cached or being loaded (then it does
   // nothing): for tensors decoded in a batch rather than by a loader. Counts as a miss.
   void Insert(Key key, TensorPtr tensor);

@@ -165,8 +165,15 @@ struct Trial::Impl {
     int64_t global_step;
     const internal::CatalogEntry* entry;
     uint32_t reductions;
-    uint8_t* readable;  // set to 1 once decoded (Prefetch's out-parameter), or nullptr
+    Prefetched* out;  // what Prefetch tells of the key (its out-parameter), or nullptr
+    bool with_value;  // out->value receives the decoded value
   };
+  // `w` is decoded fine: tells Prefetch's caller.
+  static void ReportDecoded(const Wanted& w, const TensorPtr& value) {
+    if (w.out == nullptr) return;
+    w.out->decoded = true;
+    if (w.with_value) w.out->value = value;
+  }
 
   // Computed reductions are memoised on the tensor (Tensor::Memo) under this key. Which ones
   // were asked of each tensor is kept on its catalog record (TensorRecord::reductions_asked, one
@@ -521,7 +528,7 @@ void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted
     const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, RawRecord(*w.entry, w.name));
     if (!value.ok()) return;
     ComputeReductions(**value, w.reductions);
-    if (w.readable != nullptr) *w.readable = 1;
+    ReportDecoded(w, *value);
   };
   const std::string path = Env::JoinPath(root, event_file);
   StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
@@ -577,7 +584,7 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
     StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, entry.start_idx, w.name);
     if (!tensor.ok()) continue;
     ComputeReductions(**tensor, w.reductions);
-    if (w.readable != nullptr) *w.readable = 1;
+    ReportDecoded(w, *tensor);
     decoded.emplace_back(w.key, *std::move(tensor));
   }
   cache.InsertAll(decoded);
@@ -746,8 +753,8 @@ StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
   return impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name));
 }
 
-void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<uint8_t>* readable) const {
-  if (readable != nullptr) readable->assign(keys.size(), 0);
+void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched>* out, bool with_values) const {
+  if (out != nullptr) out->assign(keys.size(), Prefetched());
   std::vector<Impl::Wanted> wanted;
   std::vector<TensorCache::Key> cache_keys;
   wanted.reserve(keys.size());
@@ -758,21 +765,26 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<uint8_t>* 
     if (!resolved.ok() || !resolved->entry->has_location()) continue;
     const internal::CatalogEntry& entry = *resolved->entry;
     const TensorCache::Key key = Impl::CacheKey(entry);
+    if (out != nullptr) (*out)[k].stored_reductions = entry.has_stored_reductions();
     wanted.push_back({key, name, resolved->global_step, &entry,
                       resolved->tensor->reductions_asked.load(std::memory_order_relaxed),
-                      readable != nullptr ? readable->data() + k : nullptr});
+                      out != nullptr ? out->data() + k : nullptr, with_values});
     cache_keys.push_back(key);
   }
   std::vector<TensorCache::Presence> presence(cache_keys.size());
-  impl_->cache.PresenceOf(cache_keys, presence);
+  std::vector<TensorPtr> cached(out != nullptr && with_values ? cache_keys.size() : 0);
+  impl_->cache.PresenceOf(cache_keys, presence, cached);
   // Grouped by event file (usually one or a few per call, so the last group is checked first).
   std::vector<std::pair<std::string_view, std::vector<Impl::Wanted>>> by_file;
   std::unordered_map<std::string_view, size_t> group_of;
   size_t group = SIZE_MAX;  // of the previous key
   for (size_t i = 0; i < wanted.size(); ++i) {
     if (presence[i] != TensorCache::Presence::kAbsent) {
-      // (A load in progress elsewhere may still fail: only a cached value counts as readable.)
-      if (wanted[i].readable != nullptr && presence[i] == TensorCache::Presence::kCached) *wanted[i].readable = 1;
+      // (A load in progress elsewhere may still fail: only a cached value counts as decoded.)
+      if (wanted[i].out != nullptr && presence[i] == TensorCache::Presence::kCached) {
+        wanted[i].out->decoded = true;
+        if (with_values) wanted[i].out->value = std::move(cached[i]);
+      }
       continue;
     }
     const std::string_view file = *wanted[i].entry->file->event_file;  // (views the catalog's string)

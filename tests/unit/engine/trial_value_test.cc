@@ -36,6 +36,16 @@ std::unique_ptr<Trial> OpenDir(const std::string& root) {
   return trial.ok() ? std::move(trial).value() : nullptr;
 }
 
+// 1 where a prefetch handed out a decoded value, else 0.
+std::vector<uint8_t> Decoded(const std::vector<Trial::Prefetched>& prefetched) {
+  std::vector<uint8_t> out;
+  for (const Trial::Prefetched& p : prefetched) {
+    EXPECT_EQ(p.decoded, p.value != nullptr) << "a prefetch with values hands out every decoded value";
+    out.push_back(p.decoded ? 1 : 0);
+  }
+  return out;
+}
+
 TEST(TrialValueTest, ExplodingLossAtStepZero) {
   std::unique_ptr<Trial> trial = OpenFixture("pt_exploding");
   ASSERT_NE(trial, nullptr);
@@ -260,19 +270,19 @@ TEST(TrialValueTest, MissingAndShortEventFiles) {
   ASSERT_NE(trial, nullptr);
   // A prefetch skips what it cannot read and says so.
   const std::vector<Trial::StepTensor> keys = {{"a", 0}, {"a", 1}, {"b", 1}};
-  std::vector<uint8_t> readable;
-  trial->Prefetch(keys, &readable);
-  ASSERT_EQ(readable.size(), 3u);
-  EXPECT_EQ(readable[0], 0);
-  EXPECT_EQ(readable[2], 0);
+  std::vector<Trial::Prefetched> prefetched;
+  trial->Prefetch(keys, &prefetched, /*with_values=*/true);
+  ASSERT_EQ(prefetched.size(), 3u);
+  EXPECT_FALSE(prefetched[0].decoded);
+  EXPECT_FALSE(prefetched[2].decoded);
   Status s = trial->Value("a", 0).status();
   EXPECT_EQ(GetTrialError(s), TrialError::kStepNotYetAvailable) << s.ToString();
   EXPECT_NE(s.message().find("000000000000_worker_0.tfevents"), std::string::npos) << s.ToString();
   LITMUS_EXPECT_OK(trial->Value("a", 1).status());
   s = trial->Value("b", 1).status();
   EXPECT_EQ(GetTrialError(s), TrialError::kStepNotYetAvailable) << s.ToString();
-  trial->Prefetch(keys, &readable);
-  EXPECT_EQ(readable, (std::vector<uint8_t>{0, 1, 0})) << "a value read since is readable";
+  trial->Prefetch(keys, &prefetched, /*with_values=*/true);
+  EXPECT_EQ(Decoded(prefetched), (std::vector<uint8_t>{0, 1, 0})) << "a value read since is readable";
 
   // The event file appears: the next read succeeds (failures are not cached).
   t.WriteStep(0, "worker_0", Mode::kTrain, 0, {{"a", {1.0f, 2.0f}}});
@@ -425,13 +435,13 @@ TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
     CountingEnv env(c.hint);
     LITMUS_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Trial> trial, Trial::Open(&env, root, options));
     const int opening_reads = env.reads();  // index and collections files
-    std::vector<uint8_t> readable;
-    trial->Prefetch(keys, &readable);
+    std::vector<Trial::Prefetched> prefetched;
+    trial->Prefetch(keys, &prefetched, /*with_values=*/true);
     const int prefetch_reads = env.reads() - opening_reads;
     // Every saved key decoded; the unknown name and the unknown step did not.
     std::vector<uint8_t> expected(keys.size(), 1);
     expected[keys.size() - 2] = expected[keys.size() - 1] = 0;
-    EXPECT_EQ(readable, expected);
+    EXPECT_EQ(Decoded(prefetched), expected);
     if (c.one_read) {
       EXPECT_EQ(prefetch_reads, 1) << "the step's records lie in one event file";
     } else {
@@ -447,12 +457,21 @@ TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
       ASSERT_EQ(cached->bytes().size(), fresh->bytes().size()) << name;
       EXPECT_EQ(std::memcmp(cached->bytes().data(), fresh->bytes().data(), fresh->bytes().size()), 0) << name;
       EXPECT_EQ(reinterpret_cast<uintptr_t>(cached->bytes().data()) % DTypeSize(cached->dtype()), 0u) << name;
+      EXPECT_EQ(prefetched[i].value, cached) << name << ": the prefetch hands out the cached value";
+      EXPECT_FALSE(prefetched[i].stored_reductions) << name;
     }
     const int after = opening_reads + prefetch_reads;
     EXPECT_EQ(env.reads(), after) << "Value() after Prefetch is a cache hit";
-    trial->Prefetch(keys, &readable);
+    trial->Prefetch(keys, &prefetched, /*with_values=*/true);
     EXPECT_EQ(env.reads(), after) << "cached keys are not read again";
-    EXPECT_EQ(readable, expected) << "cached keys are readable";
+    EXPECT_EQ(Decoded(prefetched), expected) << "cached keys are readable";
+    std::vector<Trial::Prefetched> flags_only;
+    trial->Prefetch(keys, &flags_only);
+    ASSERT_EQ(flags_only.size(), keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_EQ(flags_only[i].decoded, expected[i] != 0) << i;
+      EXPECT_EQ(flags_only[i].value, nullptr) << i << ": no value unless asked for";
+    }
     trial->Release({keys.front()});
     LITMUS_ASSERT_OK(trial->Value(std::string(keys.front().first), step).status());
     EXPECT_EQ(env.reads(), after + 1) << "a released key is read again";

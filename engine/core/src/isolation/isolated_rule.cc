@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "isolation/step_table.h"
 #include "isolation/stop_watchdog.h"
 #include "isolation/worker_host_api.h"
 
@@ -526,9 +527,17 @@ PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& 
   return *result;
 }
 
-void IsolatedRule::AppendLocalTensors(int64_t step, Encoder& out) {
+void IsolatedRule::AppendLocalTensors(int64_t step, const InvokeInput& input, Encoder& out) {
+  // The step's table: where it is, and the rule's trial numbers in it.
+  if (input.table != nullptr) {
+    out.Put<uint8_t>(1).Put<uint64_t>(input.table->offset()).Put<uint64_t>(input.table->size());
+    out.PutBytes(input.trial_indices.data(), input.trial_indices.size_bytes());
+  } else {
+    out.Put<uint8_t>(0);
+  }
   // Names first defined by this request, then the entries: name id, the rule's trial number,
   // then what TensorTable encodes.
+  StepValues values(input.values);
   Encoder names, entries;
   uint64_t new_names = 0, count = 0;
   const auto it = declared_.find(step);
@@ -536,7 +545,10 @@ void IsolatedRule::AppendLocalTensors(int64_t step, Encoder& out) {
     for (const TensorRequirement& req : it->second) {
       if (req.trial >= trials_.size()) continue;
       const Trial& trial = *trials_[req.trial];
+      const uint32_t job_trial = req.trial < input.trial_indices.size() ? input.trial_indices[req.trial] : UINT32_MAX;
       for (const int64_t s : req.steps) {
+        const ReadValue* known = values.Find(ReadKey{job_trial, req.name, s});
+        if (input.table != nullptr && known != nullptr && StepTable::Covers(*arena_, *known)) continue;  // in the table
         auto [id, inserted] = name_ids_.try_emplace(req.name.data(), static_cast<uint32_t>(name_ids_.size()));
         if (inserted) {
           names.Put<uint32_t>(id->second).PutString(req.name);
@@ -545,7 +557,7 @@ void IsolatedRule::AppendLocalTensors(int64_t step, Encoder& out) {
         const size_t mark = entries.bytes().size();
         entries.Put<uint32_t>(id->second).Put<uint32_t>(req.trial);
         TensorPtr keep;
-        if (!table_->Append(trial, req.name, s, step, entries, &keep)) {
+        if (!table_->Append(trial, req.name, s, step, known, entries, &keep)) {
           entries.Truncate(mark);
           continue;
         }
@@ -560,10 +572,10 @@ void IsolatedRule::AppendLocalTensors(int64_t step, Encoder& out) {
 }
 
 // Builds the kInvoke request of `started` (the table of required tensors, the ahead step).
-std::string IsolatedRule::InvokeRequest(const Started& started) {
+std::string IsolatedRule::InvokeRequest(const Started& started, const InvokeInput& input) {
   Encoder request;
   request.Put<uint64_t>(started.generation).Put<int64_t>(started.step);
-  AppendLocalTensors(started.step, request);
+  AppendLocalTensors(started.step, input, request);
   request.Put<uint8_t>(started.next ? 1 : 0).Put<int64_t>(started.next.value_or(0));
   AppendStepQueryAnswers(started, request);
   return request.Take();
@@ -599,12 +611,12 @@ void IsolatedRule::AppendStepQueryAnswers(const Started& started, Encoder& out) 
   out.Put<uint64_t>(count).PutRaw(answers.bytes());
 }
 
-void IsolatedRule::StartInvoke(int64_t step) {
+void IsolatedRule::StartInvoke(int64_t step, const InvokeInput& input) {
   started_.reset();
   DrainAhead();
   if (failed_) return;
   const Started started{step, Generation(), NextDeclareStep()};
-  std::string request = InvokeRequest(started);
+  std::string request = InvokeRequest(started, input);
   // The deadline of the call starts in Invoke; sending only waits for a full socket buffer.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                                std::chrono::duration<double>(limits_.timeout_s));
@@ -628,7 +640,7 @@ PluginCallResult IsolatedRule::Invoke(int64_t step) {
     DrainAhead();
     if (failed_) return *failed_;
     started = Started{step, Generation(), NextDeclareStep()};
-    const std::string request = InvokeRequest(*started);
+    const std::string request = InvokeRequest(*started, InvokeInput{});
     query_step_ = std::pair(step, false);
     failed = Call(MessageType::kInvoke, request, PluginCallPhase::kInvoke, what, &reply);
   }

@@ -57,7 +57,7 @@ class IsolatedRule : public RuleHandle {
 
   PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) override;
   PluginCallResult Invoke(int64_t step) override;
-  void StartInvoke(int64_t step) override;
+  void StartInvoke(int64_t step, const InvokeInput& input) override;
   bool polls() const override { return polls_; }
   PluginCallResult Poll(int64_t last_step) override;
   const std::vector<std::string>& extra_action_json() const override { return ctx_.added_actions; }
@@ -88,8 +88,10 @@ class IsolatedRule : public RuleHandle {
   // A value that changes whenever a trial refresh found something new (the worker caches
   // catalog answers until it changes).
   uint64_t Generation() const;
-  // The rule's required tensors at `step` that the worker can read from the shared memory.
-  void AppendLocalTensors(int64_t step, Encoder& out);
+  // The step's table (if any), then the rule's required tensors at `step` that the worker can
+  // read from the shared memory and does not find in that table (their values from the input's
+  // where they are there, else from the trials).
+  void AppendLocalTensors(int64_t step, const InvokeInput& input, Encoder& out);
   std::optional<PluginCallResult> ReadResult(Decoder& in, const std::string& what);
   // A kRequiredTensors reply (result, then the requirements, recorded into *out).
   // Reads the requirement list of a reply about `step` (protocol.h: in full or as a repeat).
@@ -137,7 +139,7 @@ class IsolatedRule : public RuleHandle {
     std::optional<int64_t> next;
   };
   std::optional<Started> started_;
-  std::string InvokeRequest(const Started& started);
+  std::string InvokeRequest(const Started& started, const InvokeInput& input);
   // Queries about "this step" (tensor_names with a step, step_mode): rules ask them at every
   // step, so each one seen is answered ahead with the next Invoke (templates, step zeroed).
   struct StepQuery {

@@ -43,7 +43,9 @@ enum class MessageType : uint32_t {
   kInit = 1,            // plugin, rule, configuration name, trial count, memory limit, generation,
                         // log level, parameters
   kRequiredTensors = 2, // CallHeader, then the step
-  kInvoke = 3,          // CallHeader, then the step, the table of required tensors (see isolated_rule.cc),
+  kInvoke = 3,          // CallHeader, then the step, the step's shared table (u8 present; offset, size and
+                        // the rule's job-wide trial numbers: step_table.h), the rule's own entries
+                        // of required tensors that table lacks (see isolated_rule.cc),
                         // whether to run set_required_tensors of a later step (u8, i64), and
                         // answers to queries sent ahead (count, then (query, kQueryReply payload))
   kPoll = 4,            // CallHeader, then the last step

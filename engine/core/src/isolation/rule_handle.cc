@@ -13,6 +13,7 @@
 
 #include "isolation/isolated_rule.h"
 #include "isolation/shared_arena.h"
+#include "isolation/step_table.h"
 #include "run/job_config.h"
 
 namespace litmus {
@@ -61,6 +62,12 @@ RuleIsolation::~RuleIsolation() = default;
 
 std::shared_ptr<RecordBufferAllocator> RuleIsolation::record_buffers() const { return arena_; }
 
+std::shared_ptr<const isolation::StepTable> RuleIsolation::ShareStep(const std::vector<ReadValue>& values,
+                                                                     std::span<Trial* const> trials) const {
+  if (options_.mode != IsolationMode::kProcess || values.empty()) return nullptr;
+  return isolation::StepTable::Build(*arena_, values, trials);
+}
+
 StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule& rule, std::string configuration_name,
                                                                 std::vector<Trial*> trials,
                                                                 std::map<std::string, std::string> params,
@@ -96,6 +103,7 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
     if (!started.ok()) return started.status();
     worker = std::move(started).value();
   }
+  table_->AddUser();
   auto isolated = isolation::IsolatedRule::Create(rule, std::move(configuration_name), std::move(trials), params,
                                                   options_.allow_unknown_params, warnings, std::move(limits), arena_,
                                                   table_, std::move(worker));

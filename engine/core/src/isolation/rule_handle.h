@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,21 @@
 #include "plugin/host_api.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/rule_instance.h"
+#include "run/read_key.h"
 
 namespace litmus {
+
+namespace isolation {
+class StepTable;
+}
+
+// What the runner has for a step's StartInvoke besides the step: an isolated rule's worker reads
+// the values from the shared memory, most of them through the step's shared table.
+struct InvokeInput {
+  const std::vector<ReadValue>* values = nullptr;  // decoded for the step (sorted; job-wide trials)
+  std::span<const uint32_t> trial_indices;         // the rule's trial numbers -> job-wide ones
+  const isolation::StepTable* table = nullptr;     // RuleIsolation::ShareStep of the step, or null
+};
 
 class RuleHandle {
  public:
@@ -29,7 +43,10 @@ class RuleHandle {
   // Optional first half of Invoke(step), which must follow: an isolated rule sends its request
   // here, so that the rules of a step all compute at once, each in its process, while the runner
   // collects the results. In-process: nothing.
-  virtual void StartInvoke(int64_t step) { (void)step; }
+  virtual void StartInvoke(int64_t step, const InvokeInput& input) {
+    (void)step;
+    (void)input;
+  }
   virtual bool polls() const = 0;
   virtual PluginCallResult Poll(int64_t last_step) = 0;
   virtual const std::vector<std::string>& extra_action_json() const = 0;
@@ -89,6 +106,12 @@ class RuleIsolation {
                                                    std::vector<std::string>* warnings);
 
   const IsolationOptions& options() const { return options_; }
+
+  // The step's table in the shared memory (step_table.h) of `values` (sorted; job-wide trial
+  // numbers index `trials`), for the StartInvoke of every isolated rule of the step; keep it
+  // until their Invoke returned. Null in-process, or when no value qualifies.
+  std::shared_ptr<const isolation::StepTable> ShareStep(const std::vector<ReadValue>& values,
+                                                        std::span<Trial* const> trials) const;
 
  private:
   explicit RuleIsolation(IsolationOptions options);

@@ -10,6 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <tuple>
+
+#include "isolation/tensor_table.h"
 
 namespace litmus::isolation {
 namespace {
@@ -470,10 +473,22 @@ void WorkerConnection::BeginRequest(uint64_t generation) {
   shapes_.clear();
   for (const uint32_t id : touched_) first_local_[id] = -1;
   touched_.clear();
+  next_local_ = 0;
+  table_.Close();  // (the runner may reuse its memory once this request is answered)
+  from_table_.clear();
 }
 
 bool WorkerConnection::ReadLocalTensors(Decoder& in) {
-  // New names (id, name), then entries (IsolatedRule::AppendLocalTensors, TensorTable::Append).
+  // The step's table, then new names (id, name), then entries (IsolatedRule::AppendLocalTensors,
+  // TensorTable::Append).
+  if (in.Get<uint8_t>() != 0) {
+    const uint64_t offset = in.Get<uint64_t>();
+    const uint64_t size = in.Get<uint64_t>();
+    job_trials_ = in.GetVector<uint32_t>();
+    if (in.failed() || !table_.Open(*arena_, offset, size)) return false;
+    from_table_.reserve(table_.rows());
+    slot_of_row_.assign(table_.rows(), -1);
+  }
   const uint64_t new_names = in.Get<uint64_t>();
   for (uint64_t i = 0; i < new_names && !in.failed(); ++i) {
     const uint32_t id = in.Get<uint32_t>();
@@ -510,6 +525,7 @@ bool WorkerConnection::ReadLocalTensors(Decoder& in) {
     t.data = arena_->At(offset, t.bytes);
     if (id >= names_.size() || t.data == nullptr) return false;
     // Chained by name (the plugin asks by name).
+    t.name_id = id;
     t.next = first_local_[id];
     if (t.next < 0) touched_.push_back(id);
     first_local_[id] = static_cast<int32_t>(local_.size());
@@ -520,14 +536,54 @@ bool WorkerConnection::ReadLocalTensors(Decoder& in) {
   return !in.failed();
 }
 
-const LocalTensor* WorkerConnection::FindLocal(uint32_t trial, std::string_view name, int64_t step) const {
+const LocalTensor* WorkerConnection::FindLocal(uint32_t trial, std::string_view name, int64_t step) {
+  if (local_.empty()) return FindInTable(trial, name, step);
+  if (next_local_ < local_.size()) {
+    const LocalTensor& t = local_[next_local_];
+    if (t.trial == trial && t.step == step && names_[t.name_id] == name) {
+      ++next_local_;
+      return &t;
+    }
+  }
   const auto id = name_ids_.find(name);
-  if (id == name_ids_.end()) return nullptr;
+  if (id == name_ids_.end()) return FindInTable(trial, name, step);
   for (int32_t i = first_local_[id->second]; i >= 0; i = local_[static_cast<size_t>(i)].next) {
     const LocalTensor& t = local_[static_cast<size_t>(i)];
-    if (t.trial == trial && t.step == step) return &t;
+    if (t.trial == trial && t.step == step) {
+      next_local_ = static_cast<size_t>(i) + 1;
+      return &t;
+    }
   }
-  return nullptr;
+  return FindInTable(trial, name, step);
+}
+
+static_assert(std::tuple_size_v<decltype(LocalTensor::memos)> == kMemoKeys);
+
+const LocalTensor* WorkerConnection::FindInTable(uint32_t trial, std::string_view name, int64_t step) {
+  if (trial >= job_trials_.size()) return nullptr;
+  const int64_t index = table_.Find(job_trials_[trial], name, step);
+  if (index < 0) return nullptr;
+  int32_t& slot = slot_of_row_[static_cast<size_t>(index)];
+  if (slot >= 0) return &from_table_[static_cast<size_t>(slot)];
+  slot = static_cast<int32_t>(from_table_.size());
+  const StepTableRow* row = &table_.Row(static_cast<size_t>(index));
+  LocalTensor& t = from_table_.emplace_back();
+  t.trial = trial;
+  t.step = row->step;
+  t.data = arena_->At(row->data_offset, row->data_bytes);
+  t.bytes = row->data_bytes;
+  t.dtype = row->dtype;
+  t.shape = table_.Shape(*row);
+  t.rank = row->rank;
+  t.num_elements = row->num_elements;
+  t.mode = row->mode;
+  t.mode_step = row->mode_step;
+  t.memo_mask = row->memo_mask;
+  const double* memo = table_.Memos(*row);
+  for (uint32_t key = 0; key < t.memos.size(); ++key) {
+    if ((t.memo_mask >> key & 1) != 0) t.memos[key] = *memo++;
+  }
+  return &t;
 }
 
 bool WorkerConnection::ReadAnswersAhead(Decoder& in) {

@@ -23,6 +23,7 @@
 
 #include "isolation/protocol.h"
 #include "isolation/shared_arena.h"
+#include "isolation/step_table.h"
 #include "litmus/rule_abi.h"
 #include "plugin/host_api.h"
 
@@ -38,6 +39,7 @@ struct LocalTensor {
   const int64_t* shape = nullptr;  // rank entries (in the connection's shape buffer)
   uint32_t rank = 0;
   int32_t next = -1;               // the next entry of the same name (-1: none)
+  uint32_t name_id = 0;
   int64_t num_elements = 0;
   int32_t mode = 0;
   int64_t mode_step = 0;
@@ -66,7 +68,8 @@ class WorkerConnection {
   // A request starts: drops cached catalog answers when `generation` differs from the last one,
   // and the previous call's answers and local tensors.
   void BeginRequest(uint64_t generation);
-  // Reads the kInvoke table (after the step) from `in`; false on a malformed table.
+  // Reads the kInvoke's step table (StepTable) and the rule's own entries (after the step) from
+  // `in`; false on a malformed request or table.
   bool ReadLocalTensors(Decoder& in);
   // Reads the answers the runner sent ahead with a kInvoke (query args, answer) into the cache.
   bool ReadAnswersAhead(Decoder& in);
@@ -78,7 +81,9 @@ class WorkerConnection {
   // A one-way note (kLog, kReport*); exits like Query when the runner is gone.
   void Note(MessageType type, const std::string& payload);
 
-  const LocalTensor* FindLocal(uint32_t trial, std::string_view name, int64_t step) const;
+  // Rules usually ask for their tensors in the order the runner handed them over: the entry
+  // after the last one found is tried first (one comparison instead of hashing the name).
+  const LocalTensor* FindLocal(uint32_t trial, std::string_view name, int64_t step);
   // [offset, offset + size) of the shared tensor memory, or nullptr if outside it.
   const std::byte* ArenaAt(uint64_t offset, uint64_t size) const { return arena_->At(offset, size); }
   uint32_t trial_count() const { return trial_count_; }
@@ -111,7 +116,17 @@ class WorkerConnection {
   std::unordered_map<std::string_view, uint32_t, StringHash, std::equal_to<>> name_ids_;  // of names_
   std::vector<int32_t> first_local_;  // by name id: its first entry in local_, or -1
   std::vector<uint32_t> touched_;     // ids whose first_local_ is set
+  size_t next_local_ = 0;             // the entry after the one FindLocal found last
+  // The step's shared table for this call, the rule's trial numbers in it, and the entries
+  // FindLocal made of its rows: from_table_ holds at most one per row (slot_of_row_, -1 for
+  // none) and is reserved for all of them, so that its addresses stay valid for the call.
+  StepTableView table_;
+  std::vector<uint32_t> job_trials_;
+  std::vector<LocalTensor> from_table_;
+  std::vector<int32_t> slot_of_row_;
   Message reply_;  // reused: its buffer keeps its capacity
+  // FindLocal's lookup in the step's table (an entry of from_table_), or nullptr.
+  const LocalTensor* FindInTable(uint32_t trial, std::string_view name, int64_t step);
 };
 
 // The worker's host table; `connection` serves every call (set once, before any plugin loads).

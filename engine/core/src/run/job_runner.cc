@@ -28,6 +28,7 @@
 #include "run/condition_met_line.h"
 #include "run/checkpoint.h"
 #include "run/job_report.h"
+#include "run/read_key.h"
 #include "run/progress_reporter.h"
 #include "run/step_range.h"
 #include "run/stop_signal.h"
@@ -53,28 +54,6 @@ enum class StepOutcome {
   // The job is stopping and the call did not finish: the step was not evaluated (it stays the
   // rule's next step, for a resumed job).
   kInterrupted,
-};
-
-// A required (trial, tensor, step), to read before a rule runs. The name views the trial's own
-// copy (TensorRequirement::name): keys are made for every required tensor at every step, and
-// copying the names showed in profiles.
-struct ReadKey {
-  uint32_t trial;
-  std::string_view name;
-  int64_t step;
-  // In (trial, name, step) order: names compare by content, so that keys declared in name order
-  // are already sorted.
-  std::weak_ordering operator<=>(const ReadKey& other) const {
-    if (const auto c = trial <=> other.trial; c != 0) return c;
-    if (name.data() != other.name.data()) {
-      if (const int c = name.compare(other.name); c != 0) return c < 0 ? std::weak_ordering::less : std::weak_ordering::greater;
-    }
-    return step <=> other.step;
-  }
-  // (A trial has one copy of each name: equal names of one trial are the same view.)
-  bool operator==(const ReadKey& other) const {
-    return trial == other.trial && name.data() == other.name.data() && step == other.step;
-  }
 };
 
 }  // namespace
@@ -151,11 +130,15 @@ struct JobRunner::Impl {
   std::optional<int64_t> upcoming_for;
   // Of `prefetched`, what the background prefetch decoded without error (sorted; written by that
   // task, read after JoinPrefetch), and the count of refreshes when it started.
-  std::vector<ReadKey> prefetched_readable;
+  std::vector<ReadValue> prefetched_readable;
   uint64_t prefetched_at_refresh = 0;
   // Keys of the step being evaluated that are decoded without error (sorted): the fetch checks
-  // need not read them again. Emptied by every refresh, which can change what a key resolves to.
-  std::vector<ReadKey> readable;
+  // need not read them again, and isolated rules take the values from here. Emptied by every
+  // refresh, which can change what a key resolves to.
+  std::vector<ReadValue> readable;
+  // The shared table of the step being invoked (RuleIsolation::ShareStep), and `trials` as pointers.
+  std::shared_ptr<const isolation::StepTable> step_table;
+  std::vector<Trial*> trial_pointers;
   uint64_t refreshes = 0;
   std::chrono::steady_clock::time_point last_report_write{};
 
@@ -205,6 +188,7 @@ struct JobRunner::Impl {
     if (!trial.ok()) return trial.status().WithContext("trial " + path);
     trial_paths.push_back(path);
     trials.push_back(std::move(trial).value());
+    trial_pointers.push_back(trials.back().get());
     return static_cast<uint32_t>(trials.size() - 1);
   }
 
@@ -548,30 +532,32 @@ struct JobRunner::Impl {
 
   // Reads (into the trial caches) every key, in parallel and with adjacent records of an event
   // file batched into one read; used for the fetch and the background prefetch. Appends the keys
-  // that decoded without error to *readable_keys, in the order of `keys`.
+  // that decoded without error, with their values, to *readable_values, in the order of `keys`.
   // (Nothing to read, or one trial, calls no parallel algorithm here: waiting inside one, the
   // rules' thread could pick up the background prefetch's reads and keep the rules waiting.)
-  void ReadAll(const std::vector<ReadKey>& keys, std::vector<ReadKey>* readable_keys) {
+  void ReadAll(const std::vector<ReadKey>& keys, std::vector<ReadValue>* readable_values) {
     if (keys.empty()) return;
     std::vector<std::vector<size_t>> positions;
     const auto by_trial = ByTrial(keys, &positions);
-    std::vector<std::vector<uint8_t>> decoded(trials.size());
+    std::vector<std::vector<Trial::Prefetched>> decoded(trials.size());
+    // (Isolated rules take the decoded values from `readable`; in-process ones read the cache.)
+    const bool with_values = isolation != nullptr && isolation->options().mode == IsolationMode::kProcess;
     const auto read = [&](size_t t) {
-      if (!by_trial[t].empty()) trials[t]->Prefetch(by_trial[t], &decoded[t]);
+      if (!by_trial[t].empty()) trials[t]->Prefetch(by_trial[t], &decoded[t], with_values);
     };
     if (trials.size() == 1) {
       read(0);
     } else {
       tbb::parallel_for(size_t{0}, trials.size(), read);
     }
-    std::vector<size_t> found;
+    const size_t first = readable_values->size();
     for (size_t t = 0; t < trials.size(); ++t) {
       for (size_t j = 0; j < decoded[t].size(); ++j) {
-        if (decoded[t][j] != 0) found.push_back(positions[t][j]);
+        Trial::Prefetched& p = decoded[t][j];
+        if (p.decoded) readable_values->push_back({keys[positions[t][j]], std::move(p.value), p.stored_reductions});
       }
     }
-    if (trials.size() > 1) std::sort(found.begin(), found.end());
-    for (const size_t i : found) readable_keys->push_back(keys[i]);
+    if (trials.size() > 1) std::sort(readable_values->begin() + static_cast<std::ptrdiff_t>(first), readable_values->end());
   }
 
   // Drops `keys` from the trial caches, so that they hold the next step's tensors rather than
@@ -868,11 +854,11 @@ struct JobRunner::Impl {
         ReadAll(prefetched, &prefetched_readable);
       });
     }
-    std::vector<ReadKey> read_now;
+    std::vector<ReadValue> read_now;
     ReadAll(unread, &read_now);
     if (!read_now.empty()) {
       const size_t middle = readable.size();
-      readable.insert(readable.end(), read_now.begin(), read_now.end());
+      readable.insert(readable.end(), std::make_move_iterator(read_now.begin()), std::make_move_iterator(read_now.end()));
       std::inplace_merge(readable.begin(), readable.begin() + static_cast<std::ptrdiff_t>(middle), readable.end());
     }
     std::vector<RuleState*> to_invoke;
@@ -891,7 +877,12 @@ struct JobRunner::Impl {
     //    inside a parallel_for this thread could pick up the background prefetch and keep the
     //    rule waiting for it.
     std::vector<std::pair<StepOutcome, std::string>> outcomes(to_invoke.size());
-    for (RuleState* r : to_invoke) r->instance->StartInvoke(step);  // isolated rules start at once
+    // Isolated rules start at once, reading the step's values from the shared memory through one
+    // table (kept until the next step's: every Invoke of this step has returned by then).
+    if (!to_invoke.empty()) step_table = isolation->ShareStep(readable, trial_pointers);
+    for (RuleState* r : to_invoke) {
+      r->instance->StartInvoke(step, InvokeInput{&readable, r->trial_indices, step_table.get()});
+    }
     const auto invoke = [&](size_t i) {
       std::string message;
       const PluginCallResult result = Timed(*to_invoke[i], [&] { return to_invoke[i]->instance->Invoke(step); });

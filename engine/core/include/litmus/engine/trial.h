@@ -191,11 +191,18 @@ class Trial {
   // storage favours: records of one event file that lie close together are fetched with one
   // read (RandomAccessFile::coalescing()), the files in parallel. Keys that are unknown, not
   // available, already cached or that fail to read are skipped: Value() of the same key reads
-  // again and reports the error. With `readable`, (*readable)[i] = 1 where keys[i] is now
-  // decoded without error (cached, or read by this call), else 0: what Value() of that key
-  // reads, until a Refresh() (which can change what a key resolves to), has decoded fine.
-  // Thread-safety as Value().
-  void Prefetch(const std::vector<StepTensor>& keys, std::vector<uint8_t>* readable = nullptr) const;
+  // again and reports the error. With `out`, (*out)[i] tells what became of keys[i]: whether it
+  // is now decoded without error (cached, or read by this call): what Value() of that key
+  // returns, until a Refresh() (which can change what a key resolves to), has decoded fine; with
+  // `with_values` that value too (taking a reference to each costs a little: only for callers
+  // that use them). Thread-safety as Value().
+  struct Prefetched {
+    bool decoded = false;
+    bool stored_reductions = false;  // the key's entry holds stored reductions (Reduction() prefers them)
+    TensorPtr value;                 // with_values: the decoded value
+  };
+  void Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched>* out = nullptr,
+                bool with_values = false) const;
   // Drops the cached raw values of `keys` (every worker): a hint from a caller that knows nobody
   // needs them any more, so the cache holds what is still useful. Thread-safety as Value().
   void Release(const std::vector<StepTensor>& keys) const;

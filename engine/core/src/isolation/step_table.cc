@@ -1,0 +1,174 @@
+// StepTable: writing a step's table into the shared memory, and a worker's lookups in it.
+#include "isolation/step_table.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include "isolation/tensor_table.h"
+#include "litmus/rule_abi.h"
+
+namespace litmus::isolation {
+namespace {
+
+constexpr uint64_t kMagic = 0x314c4254504d5453ull;  // "STMPTBL1"
+
+struct Header {
+  uint64_t magic;
+  uint64_t rows;
+};
+
+// Sizes rounded up to 8 bytes, so that every part of the table stays aligned.
+constexpr uint64_t Aligned(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
+
+}  // namespace
+
+bool StepTable::Covers(const SharedArena& arena, const ReadValue& value) {
+  if (value.value == nullptr || value.value->is_string()) return false;
+  const std::span<const std::byte> bytes = value.value->bytes();
+  uint64_t offset = 0;
+  return !bytes.empty() && arena.Contains(bytes.data(), bytes.size(), &offset);
+}
+
+std::shared_ptr<const StepTable> StepTable::Build(SharedArena& arena, const std::vector<ReadValue>& values,
+                                                  std::span<Trial* const> trials) {
+  // What goes in, and the sizes of the parts.
+  std::vector<const ReadValue*> listed;
+  listed.reserve(values.size());
+  uint64_t shapes = 0, names = 0, memo_count = 0;
+  std::vector<std::pair<uint32_t, std::array<double, kMemoKeys>>> memos;
+  memos.reserve(values.size());
+  for (const ReadValue& v : values) {
+    if (v.key.trial >= trials.size() || !Covers(arena, v)) continue;
+    listed.push_back(&v);
+    shapes += v.value->shape().size();
+    names += v.key.name.size();
+    auto& [mask, memo] = memos.emplace_back();
+    mask = UsableMemos(*v.value, v.stored_reductions, memo);
+    memo_count += static_cast<uint64_t>(std::popcount(mask));
+  }
+  if (listed.empty()) return nullptr;
+  const uint64_t rows_at = sizeof(Header);
+  const uint64_t shapes_at = rows_at + listed.size() * sizeof(StepTableRow);
+  const uint64_t memos_at = shapes_at + shapes * sizeof(int64_t);
+  const uint64_t names_at = memos_at + memo_count * sizeof(double);
+  const uint64_t size = Aligned(names_at + names);
+  std::shared_ptr<std::byte[]> block = arena.Allocate(static_cast<size_t>(size));
+  uint64_t offset = 0;
+  if (block == nullptr || !arena.Contains(block.get(), static_cast<size_t>(size), &offset)) return nullptr;
+
+  std::byte* base = block.get();
+  const Header header{kMagic, listed.size()};
+  std::memcpy(base, &header, sizeof(header));
+  uint64_t shape_at = shapes_at, memo_at = memos_at, name_at = names_at;
+  // The mode of a step: every tensor of a step asks the same (a table holds one or a few steps).
+  std::optional<std::pair<const Trial*, int64_t>> mode_of;
+  std::pair<int32_t, int64_t> mode{LITMUS_MODE_GLOBAL, 0};
+  for (size_t i = 0; i < listed.size(); ++i) {
+    const ReadValue& v = *listed[i];
+    const Tensor& tensor = *v.value;
+    const Trial* trial = trials[v.key.trial];
+    if (mode_of != std::pair(trial, v.key.step)) {
+      const auto m = trial->ModeOfGlobalStep(v.key.step);
+      mode = m ? std::pair(static_cast<int32_t>(m->first), m->second) : std::pair(LITMUS_MODE_GLOBAL, v.key.step);
+      mode_of = std::pair(trial, v.key.step);
+    }
+    StepTableRow row{};
+    row.trial = v.key.trial;
+    row.name_size = static_cast<uint32_t>(v.key.name.size());
+    row.name_offset = name_at;
+    row.step = v.key.step;
+    arena.Contains(tensor.bytes().data(), tensor.bytes().size(), &row.data_offset);
+    row.data_bytes = tensor.bytes().size();
+    row.num_elements = tensor.num_elements();
+    row.mode = mode.first;
+    row.mode_step = mode.second;
+    row.dtype = static_cast<int32_t>(tensor.dtype());
+    row.rank = static_cast<uint32_t>(tensor.shape().size());
+    row.shape_offset = shape_at;
+    row.memo_mask = memos[i].first;
+    row.memo_offset = memo_at;
+    std::memcpy(base + rows_at + i * sizeof(StepTableRow), &row, sizeof(row));
+    if (row.rank > 0) std::memcpy(base + shape_at, tensor.shape().data(), row.rank * sizeof(int64_t));
+    shape_at += row.rank * sizeof(int64_t);
+    for (uint32_t key = 0; key < kMemoKeys; ++key) {
+      if ((row.memo_mask >> key & 1) == 0) continue;
+      std::memcpy(base + memo_at, &memos[i].second[key], sizeof(double));
+      memo_at += sizeof(double);
+    }
+    std::memcpy(base + name_at, v.key.name.data(), v.key.name.size());
+    name_at += v.key.name.size();
+  }
+  return std::shared_ptr<const StepTable>(new StepTable(std::move(block), offset, size));
+}
+
+bool StepTableView::Open(const ReadOnlyMapping& arena, uint64_t offset, uint64_t size) {
+  Close();
+  next_ = 0;
+  const std::byte* base = arena.At(offset, size);
+  Header header{};
+  if (base == nullptr || size < sizeof(Header) || reinterpret_cast<uintptr_t>(base) % alignof(StepTableRow) != 0) {
+    return false;
+  }
+  std::memcpy(&header, base, sizeof(header));
+  if (header.magic != kMagic || header.rows > (size - sizeof(Header)) / sizeof(StepTableRow)) return false;
+  arena_ = &arena;
+  base_ = base;
+  size_ = size;
+  rows_ = std::span<const StepTableRow>(reinterpret_cast<const StepTableRow*>(base + sizeof(Header)), header.rows);
+  return true;
+}
+
+bool StepTableView::Valid(const StepTableRow& r) const {
+  const auto inside = [this](uint64_t at, uint64_t bytes) { return at <= size_ && bytes <= size_ - at; };
+  return r.rank <= 64 && inside(r.shape_offset, r.rank * sizeof(int64_t)) && r.shape_offset % alignof(int64_t) == 0 &&
+         r.memo_mask >> kMemoKeys == 0 && r.memo_offset % alignof(double) == 0 &&
+         inside(r.memo_offset, static_cast<uint64_t>(std::popcount(r.memo_mask)) * sizeof(double)) &&
+         arena_->At(r.data_offset, r.data_bytes) != nullptr;
+}
+
+std::string_view StepTableView::Name(const StepTableRow& row) const {
+  if (row.name_offset > size_ || row.name_size > size_ - row.name_offset) return {};
+  return std::string_view(reinterpret_cast<const char*>(base_ + row.name_offset), row.name_size);
+}
+const int64_t* StepTableView::Shape(const StepTableRow& row) const {
+  return row.rank == 0 ? nullptr : reinterpret_cast<const int64_t*>(base_ + row.shape_offset);
+}
+const double* StepTableView::Memos(const StepTableRow& row) const {
+  return reinterpret_cast<const double*>(base_ + row.memo_offset);
+}
+
+int64_t StepTableView::Find(uint32_t trial, std::string_view name, int64_t step) {
+  const auto matches = [&](const StepTableRow& r) { return r.trial == trial && r.step == step && Name(r) == name; };
+  // Near the last row found first (a rule that asks for two steps of each tensor, the later
+  // first, misses the next row by one), then a binary search.
+  size_t found = SIZE_MAX;
+  const size_t from = next_ >= 2 ? next_ - 2 : 0;
+  for (size_t i = from; i < std::min(rows_.size(), next_ + 3); ++i) {
+    if (matches(rows_[i])) {
+      found = i;
+      break;
+    }
+  }
+  if (found == SIZE_MAX) {
+    // Key order (ReadKey): trial, then the name's bytes, then the step.
+    const auto before = [&](const StepTableRow& r) {
+      if (r.trial != trial) return r.trial < trial;
+      if (const int c = Name(r).compare(name); c != 0) return c < 0;
+      return r.step < step;
+    };
+    const auto it = std::partition_point(rows_.begin(), rows_.end(), before);
+    if (it == rows_.end() || !matches(*it)) return -1;
+    found = static_cast<size_t>(it - rows_.begin());
+  }
+  if (!Valid(rows_[found])) return -1;
+  next_ = found + 1;
+  return static_cast<int64_t>(found);
+}
+
+}  // namespace litmus::isolation

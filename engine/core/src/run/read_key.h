@@ -1,0 +1,81 @@
+// ReadKey: one required (trial, tensor, step) that the runner reads before its rules run, and
+// StepValues: what the runner's reads for one step decoded, in key order, so that an isolated
+// rule's Invoke table (isolation/isolated_rule.h) takes each value from there instead of looking
+// it up in the trial again (a lookup per tensor and step showed in profiles of small tensors).
+// Value types; a StepValues is used by one thread.
+#pragma once
+
+#include <algorithm>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "litmus/engine/trial.h"
+
+namespace litmus {
+
+// The name views the trial's own copy (TensorRequirement::name): keys are made for every required
+// tensor at every step, and copying the names showed in profiles.
+struct ReadKey {
+  uint32_t trial;
+  std::string_view name;
+  int64_t step;
+  // In (trial, name, step) order: names compare by content, so that keys declared in name order
+  // are already sorted.
+  std::weak_ordering operator<=>(const ReadKey& other) const {
+    if (const auto c = trial <=> other.trial; c != 0) return c;
+    if (name.data() != other.name.data()) {
+      if (const int c = name.compare(other.name); c != 0) return c < 0 ? std::weak_ordering::less : std::weak_ordering::greater;
+    }
+    return step <=> other.step;
+  }
+  // (A trial has one copy of each name: equal names of one trial are the same view.)
+  bool operator==(const ReadKey& other) const {
+    return trial == other.trial && name.data() == other.name.data() && step == other.step;
+  }
+};
+
+// A key whose raw value is decoded without error (Trial::Prefetched of it).
+struct ReadValue {
+  ReadKey key;
+  TensorPtr value;  // null unless the reader kept it (only isolated rules use it)
+  bool stored_reductions = false;
+  friend bool operator<(const ReadValue& a, const ReadValue& b) { return a.key < b.key; }
+  friend bool operator<(const ReadValue& a, const ReadKey& b) { return a.key < b; }
+  friend bool operator<(const ReadKey& a, const ReadValue& b) { return a < b.key; }
+};
+
+// Sorted ReadValues of one step. Find remembers where the last lookup ended: a rule asks for its
+// tensors in the order it declared them, which is usually key order, so most lookups compare one
+// key.
+class StepValues {
+ public:
+  StepValues() = default;
+  explicit StepValues(const std::vector<ReadValue>* values) : values_(values) {}
+
+  // The decoded value of `key`, or nullptr when the step's reads did not decode it.
+  const ReadValue* Find(const ReadKey& key) {
+    if (values_ == nullptr || values_->empty()) return nullptr;
+    const std::vector<ReadValue>& v = *values_;
+    // Near the last key found first (keys of other rules of the step lie in between), then a
+    // binary search.
+    for (size_t i = next_ >= 2 ? next_ - 2 : 0; i < std::min(v.size(), next_ + 6); ++i) {
+      if (v[i].key == key) {
+        next_ = i + 1;
+        return &v[i];
+      }
+    }
+    const auto it = std::lower_bound(v.begin(), v.end(), key);
+    if (it == v.end() || !(it->key == key)) return nullptr;
+    next_ = static_cast<size_t>(it - v.begin()) + 1;
+    return &*it;
+  }
+
+ private:
+  const std::vector<ReadValue>* values_ = nullptr;
+  size_t next_ = 0;
+};
+
+}  // namespace litmus

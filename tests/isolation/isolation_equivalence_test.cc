@@ -1,0 +1,119 @@
+// Isolation changes where rules run, never what they find: every built-in tensor rule in one job,
+// run with rules in worker processes (the default) and with `--isolation none`, gives the same
+// statuses, rule reports and events (times aside) on simulated training runs and smdebug's own
+// trials. The worker reads the values the runner decoded through the shared memory and a table
+// of them per step (isolation/tensor_table.h); a table entry that pointed at the wrong tensor,
+// step or reduction would change a verdict here.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_process.h"
+#include "support/temp_dir.h"
+
+namespace litmus {
+namespace {
+
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kRules = {
+    "VanishingGradient", "ExplodingTensor", "AllZero",        "TensorVariance",      "UnchangedTensor",
+    "WeightUpdateRatio", "LossNotDecreasing", "Overfit",      "Overtraining",        "PoorWeightInitialization",
+    "StalledTrainingRule", "SaturatedActivation", "DeadRelu", "CheckInputImages",    "NLPSequenceRatio",
+    "ClassImbalance",    "Confusion",         "FeatureImportanceOverweight", "TreeDepth"};
+
+Json ReadJsonFile(const fs::path& path) {
+  std::ifstream in(path);
+  return Json::parse(in);
+}
+
+// What a job found, without what differs from run to run (times, durations).
+struct Findings {
+  Json statuses = Json::array();          // per rule: name, status, details, step, progress, warnings
+  std::map<std::string, Json> reports;    // rule-reports/<rule>.json
+  std::vector<Json> events;               // events.jsonl without "time"
+  int exit_code = -1;
+};
+
+Findings Run(const std::string& trial, const std::string& isolation, const fs::path& out) {
+  const fs::path config = out.parent_path() / (isolation + ".yaml");
+  {
+    std::ofstream yaml(config);
+    yaml << "trial: " << trial << "\nrules:\n";
+    for (const std::string& rule : kRules) yaml << "  - {rule: " << rule << "}\n";
+    yaml << "  - {rule: SimilarAcrossRuns, parameters: {other_trials: \"" << trial << "\"}}\n";
+  }
+  const testing::ProcessResult result = testing::RunProcess(
+      {testing::LitmusBinary(), "run", "--config", config.string(), "--isolation", isolation, "--keep-going",
+       "--output-dir", out.string(), "--logging-level", "error"},
+      {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}, {"LITMUS_RULE_PARAMETERS", ""}});
+  Findings f;
+  f.exit_code = result.exit_code;
+  EXPECT_TRUE(result.exit_code == 0 || result.exit_code == 1) << isolation << ": " << result.err;
+  const Json status = ReadJsonFile(out / "status.json");
+  for (const Json& rule : status.at("rules")) {
+    f.statuses.push_back({rule.at("RuleConfigurationName"), rule.at("RuleEvaluationStatus"), rule.at("StatusDetails"),
+                          rule.at("step"), rule.at("Progress"), rule.at("Warnings")});
+  }
+  for (const fs::directory_entry& e : fs::directory_iterator(out / "rule-reports")) {
+    f.reports[e.path().filename().string()] = ReadJsonFile(e.path());
+  }
+  std::ifstream events(out / "events.jsonl");
+  for (std::string line; std::getline(events, line);) {
+    Json event = Json::parse(line);
+    event.erase("time");
+    f.events.push_back(std::move(event));
+  }
+  return f;
+}
+
+void ExpectSameFindings(const std::string& trial) {
+  testing::TempDir work;
+  const Findings isolated = Run(trial, "process", work.path() / "process");
+  const Findings in_process = Run(trial, "none", work.path() / "none");
+  EXPECT_EQ(isolated.exit_code, in_process.exit_code);
+  ASSERT_EQ(isolated.statuses.size(), kRules.size() + 1);
+  EXPECT_EQ(isolated.statuses, in_process.statuses);
+  ASSERT_EQ(isolated.reports.size(), kRules.size() + 1);
+  for (const auto& [name, report] : in_process.reports) {
+    ASSERT_TRUE(isolated.reports.contains(name)) << name;
+    EXPECT_EQ(isolated.reports.at(name), report) << name;
+  }
+  // Events of rules evaluated in parallel may interleave differently: compared as sorted lists.
+  std::vector<std::string> a, b;
+  for (const Json& e : isolated.events) a.push_back(e.dump());
+  for (const Json& e : in_process.events) b.push_back(e.dump());
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+  EXPECT_GT(a.size(), 2 * kRules.size()) << "started and ended events at least";
+}
+
+class SimulatedScenario : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SimulatedScenario, SameFindingsIsolatedAndInProcess) {
+  testing::TempDir trials;
+  const fs::path trial = trials.path() / GetParam();
+  const testing::ProcessResult written = testing::RunProcess(
+      {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", GetParam()});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  ExpectSameFindings(trial.string());
+}
+
+INSTANTIATE_TEST_SUITE_P(Isolation, SimulatedScenario, ::testing::Values("healthy", "exploding", "vanishing", "flat"));
+
+TEST(IsolationEquivalence, SmdebugTrials) {
+  for (const char* name : {"pt_exploding", "pt_ddp_two_workers", "pt_run_complete"}) {
+    SCOPED_TRACE(name);
+    ExpectSameFindings(testing::FixturePath(name).string());
+  }
+}
+
+}  // namespace
+}  // namespace litmus

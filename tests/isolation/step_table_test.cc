@@ -1,0 +1,172 @@
+// StepTable (isolation/step_table.h): what the runner writes for a step and what a worker finds
+// through its read-only mapping: every row's value, shape, mode and usable reductions, lookups in
+// any order, and tables or rows that point outside the shared memory refused.
+#include "isolation/step_table.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "isolation/tensor_table.h"
+#include "litmus/format/env.h"
+#include "litmus/rule_abi.h"
+#include "support/temp_dir.h"
+
+namespace litmus::isolation {
+namespace {
+
+struct Fixture {
+  std::shared_ptr<SharedArena> arena;
+  std::unique_ptr<ReadOnlyMapping> mapping;
+  std::unique_ptr<Trial> trial;
+  std::vector<std::string> names;  // the values' names (ReadKey views them)
+  std::vector<ReadValue> values;   // sorted
+};
+
+// pt_exploding read into a shared arena: every tensor at steps 0..2.
+Fixture Open() {
+  Fixture f;
+  auto arena = SharedArena::Create(64 << 20);
+  EXPECT_TRUE(arena.ok()) << arena.status().ToString();
+  f.arena = *arena;
+  StatusOr<int> fd = f.arena->OpenReadOnly();
+  EXPECT_TRUE(fd.ok());
+  auto mapping = ReadOnlyMapping::Map(*fd);
+  EXPECT_TRUE(mapping.ok());
+  f.mapping = std::move(mapping).value();
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 0;
+  options.record_buffers = f.arena;
+  auto trial = Trial::Open(Env::Default(), testing::FixturePath("pt_exploding").string(), options);
+  EXPECT_TRUE(trial.ok()) << trial.status().ToString();
+  f.trial = std::move(trial).value();
+  f.names = f.trial->TensorNames();
+  std::sort(f.names.begin(), f.names.end());
+  for (const std::string& name : f.names) {
+    for (int64_t step = 0; step <= 2; ++step) {
+      StatusOr<TensorPtr> value = f.trial->Value(name, step);
+      if (value.ok()) f.values.push_back({ReadKey{0, name, step}, *value, false});
+    }
+  }
+  return f;
+}
+
+TEST(StepTable, WorkersFindEveryValueAsTheRunnerDecodedIt) {
+  Fixture f = Open();
+  ASSERT_GT(f.values.size(), 3u);
+  // A reduction computed before the table is built travels with it.
+  const ReadValue& first = f.values.front();
+  ASSERT_TRUE(f.trial->Reduction(first.key.name, first.key.step, layout::Reduction::kMean, true).ok());
+  Trial* trials[] = {f.trial.get()};
+  std::shared_ptr<const StepTable> table = StepTable::Build(*f.arena, f.values, trials);
+  ASSERT_NE(table, nullptr);
+  StepTableView view;
+  ASSERT_TRUE(view.Open(*f.mapping, table->offset(), table->size()));
+  ASSERT_EQ(view.rows(), f.values.size());
+  // In reverse order: every lookup is a search, not the next row.
+  for (auto it = f.values.rbegin(); it != f.values.rend(); ++it) {
+    SCOPED_TRACE(std::string(it->key.name) + " at " + std::to_string(it->key.step));
+    const int64_t index = view.Find(0, it->key.name, it->key.step);
+    ASSERT_GE(index, 0);
+    const StepTableRow& row = view.Row(static_cast<size_t>(index));
+    const Tensor& t = *it->value;
+    ASSERT_EQ(row.data_bytes, t.bytes().size());
+    const std::byte* data = f.mapping->At(row.data_offset, row.data_bytes);
+    ASSERT_NE(data, nullptr);
+    EXPECT_EQ(std::memcmp(data, t.bytes().data(), t.bytes().size()), 0);
+    EXPECT_EQ(row.dtype, static_cast<int32_t>(t.dtype()));
+    EXPECT_EQ(row.num_elements, t.num_elements());
+    ASSERT_EQ(row.rank, t.shape().size());
+    for (uint32_t d = 0; d < row.rank; ++d) EXPECT_EQ(view.Shape(row)[d], t.shape()[d]);
+    const auto mode = f.trial->ModeOfGlobalStep(it->key.step);
+    ASSERT_TRUE(mode.has_value());
+    EXPECT_EQ(row.mode, static_cast<int32_t>(mode->first));
+    EXPECT_EQ(row.mode_step, mode->second);
+    std::array<double, kMemoKeys> memos{};
+    EXPECT_EQ(row.memo_mask, UsableMemos(t, false, memos));
+  }
+  const int64_t index = view.Find(0, first.key.name, first.key.step);
+  ASSERT_GE(index, 0);
+  const StepTableRow& row = view.Row(static_cast<size_t>(index));
+  const uint32_t mean_abs = static_cast<uint32_t>(layout::Reduction::kMean) * 2 + 1;
+  ASSERT_NE(row.memo_mask & (1u << mean_abs), 0u) << "the computed abs mean is usable";
+  EXPECT_EQ(*view.Memos(row), *f.trial->Reduction(first.key.name, first.key.step, layout::Reduction::kMean, true));
+  // What is not in the table is not found.
+  EXPECT_LT(view.Find(0, "no such tensor", 0), 0);
+  EXPECT_LT(view.Find(0, first.key.name, 999), 0);
+  EXPECT_LT(view.Find(1, first.key.name, first.key.step), 0);
+}
+
+TEST(StepTable, StoredReductionsTakePrecedenceOverMemos) {
+  Fixture f = Open();
+  ReadValue& first = f.values.front();
+  ASSERT_TRUE(f.trial->Reduction(first.key.name, first.key.step, layout::Reduction::kMax, false).ok());
+  first.stored_reductions = true;
+  Trial* trials[] = {f.trial.get()};
+  std::shared_ptr<const StepTable> table = StepTable::Build(*f.arena, f.values, trials);
+  ASSERT_NE(table, nullptr);
+  StepTableView view;
+  ASSERT_TRUE(view.Open(*f.mapping, table->offset(), table->size()));
+  const int64_t index = view.Find(0, first.key.name, first.key.step);
+  ASSERT_GE(index, 0);
+  EXPECT_EQ(view.Row(static_cast<size_t>(index)).memo_mask, 0u);
+}
+
+TEST(StepTable, ValuesOutsideTheArenaAreLeftToTheRulesOwnEntries) {
+  Fixture f = Open();
+  // The same trial read into the heap: no value qualifies, so there is no table.
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 0;
+  auto heap_trial = Trial::Open(Env::Default(), testing::FixturePath("pt_exploding").string(), options);
+  ASSERT_TRUE(heap_trial.ok());
+  std::vector<ReadValue> heap_values;
+  for (const ReadValue& v : f.values) {
+    heap_values.push_back({v.key, *(*heap_trial)->Value(v.key.name, v.key.step), false});
+    EXPECT_FALSE(StepTable::Covers(*f.arena, heap_values.back()));
+    EXPECT_TRUE(StepTable::Covers(*f.arena, v));
+  }
+  Trial* trials[] = {heap_trial->get()};
+  EXPECT_EQ(StepTable::Build(*f.arena, heap_values, trials), nullptr);
+  EXPECT_FALSE(StepTable::Covers(*f.arena, ReadValue{f.values.front().key, nullptr, false}));
+}
+
+TEST(StepTable, MalformedTablesAndRowsAreRefused) {
+  Fixture f = Open();
+  Trial* trials[] = {f.trial.get()};
+  std::shared_ptr<const StepTable> table = StepTable::Build(*f.arena, f.values, trials);
+  ASSERT_NE(table, nullptr);
+  StepTableView view;
+  EXPECT_FALSE(view.Open(*f.mapping, table->offset(), 8)) << "shorter than its header";
+  EXPECT_FALSE(view.Open(*f.mapping, table->offset(), uint64_t{1} << 40)) << "past the arena";
+  // A copy of the table with its magic changed, and one with a row's shape outside the table.
+  const uint64_t size = table->size();
+  const std::byte* original = f.mapping->At(table->offset(), size);
+  ASSERT_NE(original, nullptr);
+  std::shared_ptr<std::byte[]> copy = f.arena->Allocate(size);
+  uint64_t copy_offset = 0;
+  ASSERT_TRUE(f.arena->Contains(copy.get(), size, &copy_offset));
+  std::memcpy(copy.get(), original, size);
+  copy[0] = std::byte{0};
+  EXPECT_FALSE(view.Open(*f.mapping, copy_offset, size)) << "not a table";
+  std::memcpy(copy.get(), original, size);
+  ASSERT_TRUE(view.Open(*f.mapping, copy_offset, size));
+  const ReadValue& first = f.values.front();
+  const int64_t index = view.Find(0, first.key.name, first.key.step);
+  ASSERT_GE(index, 0);
+  StepTableRow row = view.Row(static_cast<size_t>(index));
+  row.shape_offset = size;
+  row.rank = 4;
+  std::memcpy(copy.get() + (reinterpret_cast<const std::byte*>(&view.Row(static_cast<size_t>(index))) -
+                            f.mapping->At(copy_offset, size)),
+              &row, sizeof(row));
+  ASSERT_TRUE(view.Open(*f.mapping, copy_offset, size));
+  EXPECT_LT(view.Find(0, first.key.name, first.key.step), 0) << "a row whose shape lies outside the table";
+}
+
+}  // namespace
+}  // namespace litmus::isolation
