@@ -155,6 +155,41 @@ TEST(RunDamaged, EveryKindOfDamageIsAClientErrorNamingWhere) {
   }
 }
 
+// A rule that reads the damaged record itself, without requiring it (so the fetch never checked
+// it), and fails on it: the same ClientError (exit 2) naming the record, not a rule failure
+// (exit 3); --skip-damaged skips that step too. In both isolation modes (in a worker the read
+// travels to the runner as a query).
+TEST(RunDamaged, ADamagedRecordTheRuleReadsItselfIsAClientError) {
+  TempDir trial;
+  WriteTrial(trial.str());
+  fs::resize_file(EventFile(trial.path()), fs::file_size(EventFile(trial.path())) / 2);
+  for (const char* isolation : {"process", "none"}) {
+    SCOPED_TRACE(isolation);
+    TempDir out;
+    const std::vector<std::string> job = {"--trial", trial.str(), "--plugin", LITMUS_TEST_RULES_PLUGIN, "--rule",
+                                          "FireAtStep", "--param", "fire_at_step=100", "--param", "read=gradient/w",
+                                          "--isolation", isolation};
+    const ProcessResult result = RunProcess(RunArgsInto(out.path(), job), kFastEnd, std::chrono::seconds(60));
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    const Json status = ReadJson(out.path() / "status.json");
+    EXPECT_EQ(status["RuleEvaluationStatus"], "Error");
+    const std::string message = status["StatusDetails"];
+    EXPECT_THAT(message, HasSubstr("ClientError")) << message;
+    EXPECT_THAT(message, HasSubstr("read damaged data")) << message;
+    EXPECT_THAT(message, HasSubstr(EventFile(trial.path()).filename().string())) << message;
+    EXPECT_THAT(message, HasSubstr("step 3")) << message;
+
+    TempDir skipped;
+    std::vector<std::string> skip_job = job;
+    skip_job.push_back("--skip-damaged");
+    const ProcessResult skip = RunProcess(RunArgsInto(skipped.path(), skip_job), kFastEnd, std::chrono::seconds(60));
+    EXPECT_EQ(skip.exit_code, 0) << skip.err;
+    const Json report = ReadJson(skipped.path() / "rule-reports" / "FireAtStep.json");
+    EXPECT_EQ(report["DamagedStepsSkipped"], 1);
+    EXPECT_EQ(report["Datapoints"], 5);
+  }
+}
+
 TEST(RunDamaged, ALiveTrialWaitsForAMissingRecordWithinTheRetryBudget) {
   TempDir trial, out;
   WriteTrial(trial.str(), /*finished=*/false);

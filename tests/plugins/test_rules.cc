@@ -2,7 +2,9 @@
 //   FireAtStep  fires at the first evaluated global step >= fire_at_step (required int). With
 //               `tensor` set it requires that tensor of the base trial at each step
 //               (set_required_tensors) and reads its value first, so a step where it is missing is
-//               skipped (TensorUnavailableForStep) instead of firing.
+//               skipped (TensorUnavailableForStep) instead of firing. With `read` set it reads
+//               that tensor of the base trial at each step without requiring it (a read the
+//               runner's fetch does not check).
 //   NeverFires  never fires. With `collection` set it requires and reads the mean |x| of every
 //               tensor of that collection at each step (exercises require/prefetch/reductions).
 //   EndAtStep   throws NoMoreData at global steps >= end_at_step (required int): a normal end.
@@ -32,7 +34,8 @@ class FireAtStep : public litmus::Rule {
   explicit FireAtStep(const litmus::RuleArgs& args)
       : Rule(args),
         fire_at_step_(param_int("fire_at_step")),
-        tensor_(param_optional_string("tensor")) {}
+        tensor_(param_optional_string("tensor")),
+        read_(param_optional_string("read")) {}
 
   void set_required_tensors(int64_t step) override {
     if (tensor_) req_tensors().add(*tensor_, {step});
@@ -40,6 +43,7 @@ class FireAtStep : public litmus::Rule {
 
   bool invoke_at_step(int64_t step) override {
     if (tensor_) base_trial().tensor(*tensor_).value(step);
+    if (read_) base_trial().tensor(*read_).value(step);
     if (step < fire_at_step_) return false;
     report_violations(1);
     report_detail("fired_at_step", step);
@@ -49,6 +53,7 @@ class FireAtStep : public litmus::Rule {
  private:
   int64_t fire_at_step_;
   std::optional<std::string> tensor_;
+  std::optional<std::string> read_;
 };
 
 class NeverFires : public litmus::Rule {
@@ -165,7 +170,8 @@ LITMUS_RULE_PLUGIN(
     LITMUS_RULE(FireAtStep, "FireAtStep", "1.0.0",
                 "fires at the first evaluated step >= fire_at_step",
                 litmus::Required(litmus::IntParam("fire_at_step", "", "global step to fire at")),
-                litmus::StringParam("tensor", "None", "a tensor to require and read first")),
+                litmus::StringParam("tensor", "None", "a tensor to require and read first"),
+                litmus::StringParam("read", "None", "a tensor to read at each step without requiring it")),
     LITMUS_RULE(NeverFires, "NeverFires", "1.0.0", "never fires",
                 litmus::StringParam("collection", "None",
                                     "a collection whose tensors are read at every step")),

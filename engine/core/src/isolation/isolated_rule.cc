@@ -648,7 +648,9 @@ PluginCallResult IsolatedRule::Invoke(int64_t step) {
   if (failed) return *failed;
   if (started->next) ahead_pending_ = Ahead{*started->next, started->generation, {}, {}};
   Decoder in(reply.payload);
-  return *ReadResult(in, what);
+  PluginCallResult result = *ReadResult(in, what);
+  result.data_loss = ctx_.data_loss;  // (the runner's host functions answered the worker's reads)
+  return result;
 }
 
 PluginCallResult IsolatedRule::Poll(int64_t last_step) {

@@ -30,6 +30,7 @@ litmus_ctx::litmus_ctx(std::string tag, std::vector<litmus::Trial*> rule_trials,
 
 void litmus_ctx::BeginCall(PluginCallPhase call_phase, std::vector<litmus::TensorRequirement>* call_requirements) {
   EndCall();
+  data_loss.clear();
   phase = call_phase;
   requirements = call_requirements;
 }
@@ -165,6 +166,7 @@ std::optional<int64_t> ToGlobalStep(const Trial& trial, int64_t step, Mode mode)
 litmus_status_t TrialFailure(litmus_ctx_t* ctx, const Trial& trial, const Status& status, const std::string& name,
                              int64_t step, Mode mode, const std::optional<std::string>& worker, bool value_hint) {
   const std::optional<TrialError> error = GetTrialError(status);
+  if (status.code() == StatusCode::kDataLoss && ctx->data_loss.empty()) ctx->data_loss = status.message();
   if (!error) {
     if (status.code() == StatusCode::kInvalidArgument) {
       return Fail(ctx, LITMUS_INVALID_ARGUMENT,

@@ -102,6 +102,10 @@ struct litmus_ctx {
   litmus::PluginCallPhase phase = litmus::PluginCallPhase::kIdle;
   bool has_error = false;  // set_error (or a failed host call) recorded text
   std::string error;
+  // The first host call of this call that failed on damaged data (a truncated, missing or
+  // corrupt record): its message, whatever the plugin then did. Kept after EndCall, until the
+  // next BeginCall: the runner judges the call's result by it.
+  std::string data_loss;
   std::vector<litmus::TensorRequirement>* requirements = nullptr;
   // (trial, tensor name) -> position in *requirements; hashed, since a rule may require hundreds
   // of tensors at every step, by the address of the trial's copy of the name (one per name).

@@ -118,6 +118,7 @@ PluginCallResult RuleInstance::Invoke(int64_t step) {
   const litmus_status_t status =
       CallPlugin(ctx_, [&] { return rule_.descriptor->invoke_at_step(instance_, &ctx_, step); });
   PluginCallResult result = Finish(status, "invoke_at_step");
+  result.data_loss = ctx_.data_loss;
   ctx_.EndCall();
   return result;
 }

@@ -24,8 +24,13 @@ class Trial;
 // LITMUS_OK and LITMUS_CONDITION_MET); an error status without text gets
 // "<plugin>: rule <name> returned <STATUS> without an error message (plugin bug)".
 struct PluginCallResult {
+  PluginCallResult() = default;
+  PluginCallResult(litmus_status_t s, std::string m) : status(s), message(std::move(m)) {}
+
   litmus_status_t status = LITMUS_OK;
   std::string message;
+  // A host call of this call failed on damaged data (litmus_ctx::data_loss): its message.
+  std::string data_loss;
 };
 
 class RuleInstance {

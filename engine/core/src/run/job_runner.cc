@@ -684,6 +684,12 @@ struct JobRunner::Impl {
         *message = who + ": " + result.message;
         return StepOutcome::kClientError;
       default:
+        // A rule that failed reading a damaged record itself (outside its required tensors, which
+        // the fetch checks): the data's fault, as in the fetch, not the rule's.
+        if (!result.data_loss.empty()) {
+          *message = who + " read damaged data: " + result.data_loss;
+          return StepOutcome::kClientError;
+        }
         *message = who + " failed with " + LitmusStatusName(result.status) + ": " + result.message;
         return StepOutcome::kInternalError;
     }
@@ -883,18 +889,27 @@ struct JobRunner::Impl {
     for (RuleState* r : to_invoke) {
       r->instance->StartInvoke(step, InvokeInput{&readable, r->trial_indices, step_table.get()});
     }
+    std::vector<std::string> damage(to_invoke.size());
     const auto invoke = [&](size_t i) {
       std::string message;
-      const PluginCallResult result = Timed(*to_invoke[i], [&] { return to_invoke[i]->instance->Invoke(step); });
+      PluginCallResult result = Timed(*to_invoke[i], [&] { return to_invoke[i]->instance->Invoke(step); });
       outcomes[i].first = Classify(*to_invoke[i], result, &message);
       outcomes[i].second = std::move(message);
+      damage[i] = std::move(result.data_loss);
     };
     if (to_invoke.size() == 1) {
       invoke(0);
     } else {
       tbb::parallel_for(size_t{0}, to_invoke.size(), invoke);
     }
-    for (size_t i = 0; i < to_invoke.size(); ++i) Apply(*to_invoke[i], step, outcomes[i].first, outcomes[i].second);
+    for (size_t i = 0; i < to_invoke.size(); ++i) {
+      // --skip-damaged covers a damaged record the rule read itself too.
+      if (outcomes[i].first == StepOutcome::kClientError && !damage[i].empty() && config.skip_damaged) {
+        SkippedDamaged(*to_invoke[i], step, DataLossError(damage[i]));
+        outcomes[i].first = StepOutcome::kSkipped;
+      }
+      Apply(*to_invoke[i], step, outcomes[i].first, outcomes[i].second);
+    }
     // 4. Declare what the prefetch that the next step starts will read: for each rule still
     //    running, the step after its next one (while this thread declares, the prefetch of the
     //    next step is still reading).
