@@ -885,7 +885,7 @@ struct JobRunner::Impl {
     std::vector<std::pair<StepOutcome, std::string>> outcomes(to_invoke.size());
     // Isolated rules start at once, reading the step's values from the shared memory through one
     // table (kept until the next step's: every Invoke of this step has returned by then).
-    if (!to_invoke.empty()) step_table = isolation->ShareStep(readable, trial_pointers);
+    if (!to_invoke.empty() && isolation != nullptr) step_table = isolation->ShareStep(readable, trial_pointers);
     for (RuleState* r : to_invoke) {
       r->instance->StartInvoke(step, InvokeInput{&readable, r->trial_indices, step_table.get()});
     }
