@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "litmus/events/event_destinations.h"
 #include "litmus/status.h"
 #include "run/output_layout.h"
 
@@ -61,6 +62,8 @@ struct JobConfig {
   // Warnings about the configuration (a key given twice, set by two sources), recorded in
   // status.json and the rule reports besides being logged.
   std::vector<std::string> warnings;
+  // --events-url, --eventbridge-bus, ...: where status events are also published (docs/events.md).
+  events::EventDestinations events;
 };
 
 // What the command line said; unset fields do not override.
@@ -83,6 +86,7 @@ struct RunCommandLine {
   std::vector<std::string> plugin_dirs;
   bool keep_going = false;
   bool allow_unknown_params = false;
+  events::EventDestinations events;  // as given; completed and checked by BuildJobConfig
 };
 
 // Reads an environment variable; injectable for tests.

@@ -17,10 +17,14 @@
 #include <utility>
 #include <vector>
 
+#include "litmus/events/event_destinations.h"
 #include "litmus/format/mode.h"
 #include "litmus/status.h"
 
 namespace litmus {
+namespace events {
+class EventPublisher;
+}
 
 // SageMaker's RuleEvaluationStatus values.
 enum class RuleStatus { kInProgress, kNoIssuesFound, kIssuesFound, kError, kStopping, kStopped };
@@ -53,11 +57,13 @@ class JobReporter {
     std::string message_file;
     std::string failure_file;
     std::string temp_dir;  // temp files of atomic writes; empty: beside each target
+    events::EventDestinations events = {};  // each event is also published there (docs/events.md)
   };
   // Creates <output_dir>, rule-reports/ and temp_dir (if not empty), and removes the message and
   // failure files a previous run left (a run's files describe that run only). Errors name the
   // folder.
   static StatusOr<std::unique_ptr<JobReporter>> Create(Paths paths);
+  ~JobReporter();
 
   // Registers a rule so status.json lists it (in registration order) as InProgress.
   void AddRule(const std::string& configuration_name, const std::string& rule_class);
@@ -80,7 +86,8 @@ class JobReporter {
   void SetJobProgress(int64_t steps_evaluated, std::optional<int64_t> last_step);
   void WriteStatus();
   void WriteRuleReport(const std::string& configuration_name, const RuleReportData& report);
-  // The job's end: exit code into status.json, and the one-line files: for 1, 2 and 3 the message
+  // The job's end: exit code into status.json, the events still queued for paths().events
+  // delivered (until its flush timeout), and the one-line files: for 1, 2 and 3 the message
   // and failure files hold `line` ("RuleEvaluationConditionMet: Evaluation of the rule X at step N
   // ...", "ClientError: ..."); for 143 the message file holds it ("Stopped: ...") and no failure
   // file is left; for 0 neither file is left. At most 1024 bytes (newline included; cut at a
@@ -116,6 +123,7 @@ class JobReporter {
   int64_t job_steps_evaluated_ = 0;
   std::optional<int64_t> job_last_step_;
   int events_fd_ = -1;
+  std::unique_ptr<events::EventPublisher> publisher_;  // null: no destination
 };
 
 // ISO-8601 UTC with milliseconds: "2026-11-22T05:19:10.123Z".
