@@ -8,7 +8,7 @@
 # Default: the image's "prebuilt" path: BUILD_DIR (already built by CI) is staged with
 # deploy/container/stage-runtime.sh and copied into the image, so litmus is not compiled again.
 # --from-source: the documented default path (the build stage compiles litmus in the container,
-# ~20 minutes on 2 cores), and the example image of examples/custom_rule/Containerfile built FROM
+# ~10 minutes on 2 cores), and the example image of examples/custom_rule/Containerfile built FROM
 # it; opt-in (LITMUS_TEST_CONTAINER_FROM_SOURCE=1 for ctest).
 #
 # No registry is reachable here: the base image is Debian 12 made with mmdebstrap from the Debian
@@ -35,7 +35,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "FAIL: $*" >&2; exit 1; }
 
 if [ "$mode" = "--from-source" ] && [ "${LITMUS_TEST_CONTAINER_FROM_SOURCE:-0}" != 1 ]; then
-  skip "opt-in: LITMUS_TEST_CONTAINER_FROM_SOURCE=1 builds the image the default way (litmus compiled in the container, ~20 minutes on 2 cores)"
+  skip "opt-in: LITMUS_TEST_CONTAINER_FROM_SOURCE=1 builds the image the default way (litmus compiled in the container, ~10 minutes on 2 cores)"
 fi
 command -v podman > /dev/null || skip "podman is not installed (scripts/install-deps.sh installs it)"
 work=$(mktemp -d /var/tmp/litmus-image-test.XXXXXX)
