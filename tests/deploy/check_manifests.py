@@ -15,7 +15,8 @@ Job's litmus container, in the bases as written and in every overlay's patches:
   - resources: requests and limits of cpu and memory, the memory limit at least twice
     --prefetch-memory; no liveness probe and no network probe (litmus serves no port), exec
     probes on files in its --output-dir; terminationGracePeriodSeconds covering the event flush;
-  - the user id is the image's (deploy/container/Containerfile);
+  - the user id is the image's (deploy/container/Containerfile), whose label defaults are the
+    project's version and plugin ABI;
   - the native sidecar: an init container with restartPolicy Always, its preStop hook waiting on
     the trial it follows, read-only on the training container's trial volume, and the training
     container's LITMUS_STOP_FILE equal to litmus's message file;
@@ -307,6 +308,15 @@ def main():
            "documented_env": documented_env(source), "uid": image_uid(source), "litmus": litmus,
            "fixture": fixture}
     assert ctx["exit_codes"].keys() >= {0, 1, 2, 3, 143}, ctx["exit_codes"]
+    # The image's label defaults (deploy/container/Containerfile) are the project's version and ABI.
+    containerfile = open(os.path.join(source, "deploy", "container", "Containerfile")).read()
+    abi_header = open(os.path.join(source, "plugin-sdk", "include", "litmus", "rule_abi.h")).read()
+    abi = "%s.%s" % (re.search(r"#define LITMUS_ABI_MAJOR (\d+)", abi_header).group(1),
+                     re.search(r"#define LITMUS_ABI_MINOR (\d+)", abi_header).group(1))
+    for arg, want in (("LITMUS_VERSION", project_version(source)), ("LITMUS_PLUGIN_ABI", abi)):
+        m = re.search(r"^ARG %s=(\S+)$" % arg, containerfile, re.M)
+        if not m or m.group(1) != want:
+            fail("deploy/container/Containerfile", "ARG %s=%s, expected %s" % (arg, m.group(1) if m else "?", want))
     # documented_env is text: turn it into the names it mentions.
     ctx["documented_env"] = set(re.findall(r"\b([A-Z][A-Z0-9_]{2,}|rule_stop_grace_time_secs)\b", ctx["documented_env"]))
 
