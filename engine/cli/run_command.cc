@@ -109,6 +109,20 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_flag("--fresh", l.fresh,
                 "Start over: ignore the checkpoint of an interrupted run of this job in the output folder "
                 "(default: resume it, reporting no firing twice; docs/run.md \"Resume\")");
+  cmd->add_option("--events-url", l.events.webhook_url,
+                  "POST each status event (the events.jsonl objects) as JSON to this http(s) URL as it happens; "
+                  "retried with backoff, never delays evaluation (docs/events.md)")
+      ->type_name("URL");
+  cmd->add_option("--eventbridge-bus", l.events.eventbridge_bus,
+                  "Publish each status event to this Amazon EventBridge bus (PutEvents, source litmus, detail-type "
+                  "\"Rule Evaluation Status Change\")")
+      ->type_name("NAME");
+  cmd->add_flag("--eventbridge-sagemaker-shape", l.events.sagemaker_shape,
+                "With --eventbridge-bus: also send each status change as SageMaker's \"SageMaker Training Job State "
+                "Change\" (DebugRuleEvaluationStatuses), for existing Lambda functions");
+  cmd->add_option("--training-job-name", l.events.training_job_name,
+                  "TrainingJobName of SageMaker-shaped events (default: from a trial .../<job>/debug-output)")
+      ->type_name("NAME");
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "
                 "first firing, as in SageMaker");

@@ -16,6 +16,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fake_aws_endpoint_process.h"
+
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 
@@ -26,7 +28,7 @@ using Json = nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-using testing::ChildProcess;
+using testing::FakeAwsEndpoint;
 using testing::ProcessResult;
 using testing::RunProcess;
 using Env = std::vector<std::pair<std::string, std::string>>;
@@ -38,36 +40,6 @@ constexpr char kEscapedActions[] =
     R"([{\"name\": \"stoptraining\", \"training_job_prefix\": \"my-job\"}, )"
     R"({\"name\": \"email\", \"endpoint\": \"jane@example.com\"}, )"
     R"({\"name\": \"sms\", \"endpoint\": \"+14155550123\"}])";
-
-// The local endpoint: a python3 child process; killed when this object goes away.
-class FakeAwsEndpoint {
- public:
-  FakeAwsEndpoint(const std::filesystem::path& dir, std::vector<std::string> options) : record_(dir / "calls.json") {
-    const std::filesystem::path port_file = dir / "port";
-    std::vector<std::string> argv = {LITMUS_BOTOCORE_PYTHON, LITMUS_FAKE_AWS_ENDPOINT, "--port-file",
-                                     port_file.string(), "--record", record_.string(), "--region", kRegion};
-    argv.insert(argv.end(), options.begin(), options.end());
-    process_ = std::make_unique<ChildProcess>(argv);
-    // Startup only (importing botocore); generous for loaded machines.
-    for (int i = 0; i < 1200 && !std::filesystem::exists(port_file); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    std::ifstream in(port_file);
-    in >> port_;
-  }
-
-  bool ok() const { return port_ > 0; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  Json Calls() const {
-    std::ifstream in(record_);
-    return Json::parse(in);
-  }
-
- private:
-  std::filesystem::path record_;
-  std::unique_ptr<ChildProcess> process_;
-  int port_ = 0;
-};
 
 std::vector<Json> ReadEvents(const std::filesystem::path& out) {
   std::vector<Json> events;
@@ -162,7 +134,7 @@ class ActionsE2eTest : public ::testing::Test {
 TEST_F(ActionsE2eTest, RuleStartCallsThenOneStopAndOnePublishPerEndpointOnFiring) {
   // ListTrainingJobs pages one job at a time: old-my-job-2 contains the prefix but does not start
   // with it, so StopTraining asks for the second page, finds my-job-1 and stops paging.
-  FakeAwsEndpoint endpoint(server_dir_.path(), {"--training-jobs", "old-my-job-2,my-job-1,my-job-0"});
+  FakeAwsEndpoint endpoint(server_dir_.path(), kRegion, {"--training-jobs", "old-my-job-2,my-job-1,my-job-0"});
   ASSERT_TRUE(endpoint.ok());
   const ProcessResult result =
       RunLitmus("FireAtStep", {"fire_at_step=3", std::string("action_json=") + kEscapedActions}, AwsEnv(endpoint));
@@ -243,7 +215,7 @@ TEST_F(ActionsE2eTest, RuleStartCallsThenOneStopAndOnePublishPerEndpointOnFiring
 
 // Raw JSON through LITMUS_RULE_PARAMETERS; the rule never fires.
 TEST_F(ActionsE2eTest, NoFiringMeansOnlyTheRuleStartCalls) {
-  FakeAwsEndpoint endpoint(server_dir_.path(), {"--training-jobs", "my-job-1"});
+  FakeAwsEndpoint endpoint(server_dir_.path(), kRegion, {"--training-jobs", "my-job-1"});
   ASSERT_TRUE(endpoint.ok());
   Env env = AwsEnv(endpoint);
   const Json parameters = {{"action_json", R"([{"name": "stoptraining", "training_job_prefix": "my-job"},)"
@@ -262,7 +234,7 @@ TEST_F(ActionsE2eTest, NoFiringMeansOnlyTheRuleStartCalls) {
 }
 
 TEST_F(ActionsE2eTest, AFailingEndpointChangesNeitherVerdictNorExitCode) {
-  FakeAwsEndpoint endpoint(server_dir_.path(), {"--training-jobs", "my-job-1", "--fail-with", "500"});
+  FakeAwsEndpoint endpoint(server_dir_.path(), kRegion, {"--training-jobs", "my-job-1", "--fail-with", "500"});
   ASSERT_TRUE(endpoint.ok());
   const ProcessResult result =
       RunLitmus("FireAtStep", {"fire_at_step=3", std::string("action_json=") + kEscapedActions}, AwsEnv(endpoint));
@@ -295,7 +267,7 @@ TEST_F(ActionsE2eTest, AFailingEndpointChangesNeitherVerdictNorExitCode) {
 }
 
 TEST_F(ActionsE2eTest, AFailingEndpointKeepsAQuietRuleAtExitZero) {
-  FakeAwsEndpoint endpoint(server_dir_.path(), {"--fail-with", "503"});
+  FakeAwsEndpoint endpoint(server_dir_.path(), kRegion, {"--fail-with", "503"});
   ASSERT_TRUE(endpoint.ok());
   const ProcessResult result =
       RunLitmus("NeverFires", {R"(action_json={"name": "email", "endpoint": "jane@example.com"})"}, AwsEnv(endpoint));
@@ -307,7 +279,7 @@ TEST_F(ActionsE2eTest, AFailingEndpointKeepsAQuietRuleAtExitZero) {
 }
 
 TEST_F(ActionsE2eTest, ABadSignatureIsRefusedRecordedAndIgnored) {
-  FakeAwsEndpoint endpoint(server_dir_.path(), {"--training-jobs", "my-job-1"});
+  FakeAwsEndpoint endpoint(server_dir_.path(), kRegion, {"--training-jobs", "my-job-1"});
   ASSERT_TRUE(endpoint.ok());
   const ProcessResult result = RunLitmus(
       "FireAtStep", {"fire_at_step=3", std::string("action_json=") + kEscapedActions}, AwsEnv(endpoint, "WRONGSECRET"));
@@ -335,7 +307,7 @@ TEST_F(ActionsE2eTest, ABadSignatureIsRefusedRecordedAndIgnored) {
 // registers StopTraining for its prefix, which lists the jobs at rule start and stops the one
 // match when the rule fires (here at once: an empty trial and threshold 0).
 TEST_F(ActionsE2eTest, StalledTrainingRuleStopsTheOneMatchingJob) {
-  FakeAwsEndpoint endpoint(server_dir_.path(), {"--training-jobs", "my-job-1"});
+  FakeAwsEndpoint endpoint(server_dir_.path(), kRegion, {"--training-jobs", "my-job-1"});
   ASSERT_TRUE(endpoint.ok());
   testing::TempDir empty_trial;
   const ProcessResult result =
@@ -358,7 +330,7 @@ TEST_F(ActionsE2eTest, StalledTrainingRuleStopsTheOneMatchingJob) {
 }
 
 TEST_F(ActionsE2eTest, MalformedActionJsonIsAClientErrorAndCallsNothing) {
-  FakeAwsEndpoint endpoint(server_dir_.path(), {});
+  FakeAwsEndpoint endpoint(server_dir_.path(), kRegion, {});
   ASSERT_TRUE(endpoint.ok());
   const ProcessResult result =
       RunLitmus("FireAtStep", {"fire_at_step=3", R"(action_json=[{\"name\": \"email\", \"endpoint\": )"},

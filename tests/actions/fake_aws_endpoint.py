@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""A local SageMaker + SNS endpoint for litmus's action tests (tests/actions/actions_e2e_test.cc).
+"""A local SageMaker + SNS + EventBridge endpoint for litmus's action and event tests
+(tests/actions/actions_e2e_test.cc, tests/events/events_e2e_test.cc).
 
 Listens on 127.0.0.1 (an OS-chosen port, written to --port-file once listening) and answers the
 calls rule actions make: SageMaker over JSON 1.1 (ListTrainingJobs, StopTrainingJob) and SNS over
-the query protocol (CreateTopic, ListSubscriptions, Subscribe, Publish).
+the query protocol (CreateTopic, ListSubscriptions, Subscribe, Publish), and EventBridge's
+PutEvents over JSON 1.1 (X-Amz-Target: AWSEvents.PutEvents, signing name "events").
 
 Every request's SigV4 signature is checked independently of litmus's signer: botocore's
 SigV4Auth recomputes it from the received method, URL, signed headers and timestamp with the
 expected secret, and the body must hash to x-amz-content-sha256. The credential scope must name
 the expected access key and region, and the service that matches the protocol ("sagemaker" for
-X-Amz-Target: SageMaker.*, "sns" for a form with Action=). A bad signature is answered 403
+X-Amz-Target: SageMaker.*, "events" for AWSEvents.*, "sns" for a form with Action=). A bad signature is answered 403
 SignatureDoesNotMatch.
 
 Every call is appended to --record (a JSON list, rewritten atomically after each call):
@@ -17,7 +19,10 @@ Every call is appended to --record (a JSON list, rewritten atomically after each
 
 Behaviour options: --training-jobs (in-progress job names; ListTrainingJobs filters them with
 NameContains like SageMaker and pages them --jobs-page-size at a time), --fail-with STATUS (answer
-every call with that HTTP status and an AWS error body, after recording it). ListSubscriptions
+every call with that HTTP status and an AWS error body, after recording it), --fail-first N with
+--fail-first-status and --fail-first-code (only the first N calls fail so, e.g. 500 InternalFailure
+or 400 ThrottlingException), --fail-entries-first N (the first N PutEvents calls answer 200 with
+FailedEntryCount 1: the last entry failed with ThrottlingException). ListSubscriptions
 answers two pages: an unrelated subscription with a NextToken, then the subscriptions made so far.
 
 Needs python3-botocore (scripts/install-deps.sh). Runs until killed.
@@ -49,6 +54,11 @@ def parse_args():
     p.add_argument("--training-jobs", default="", help="comma-separated in-progress training job names")
     p.add_argument("--jobs-page-size", type=int, default=1)
     p.add_argument("--fail-with", type=int, default=0, help="answer every call with this HTTP status")
+    p.add_argument("--fail-first", type=int, default=0, help="answer the first N calls with an error")
+    p.add_argument("--fail-first-status", type=int, default=500)
+    p.add_argument("--fail-first-code", default="InternalFailure")
+    p.add_argument("--fail-entries-first", type=int, default=0,
+                   help="the first N PutEvents calls fail their last entry (ThrottlingException)")
     return p.parse_args()
 
 
@@ -59,6 +69,8 @@ class State:
         self.calls = []
         self.subscriptions = []  # (protocol, endpoint, topic_arn)
         self.jobs = [j for j in args.training_jobs.split(",") if j]
+        self.calls_seen = 0
+        self.put_events_seen = 0
 
     def record(self, call):
         with self.lock:
@@ -126,8 +138,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         target = self.headers.get("X-Amz-Target", "")
-        if target.startswith("SageMaker."):
-            service, operation = "sagemaker", target[len("SageMaker."):]
+        if target.startswith("SageMaker.") or target.startswith("AWSEvents."):
+            prefix, _, operation = target.partition(".")
+            service = "sagemaker" if prefix == "SageMaker" else "events"
             try:
                 params = json.loads(body or b"{}")
             except ValueError:
@@ -146,6 +159,10 @@ class Handler(BaseHTTPRequestHandler):
                                         "The request signature we calculated does not match (%s)" % error)
         elif args.fail_with:
             status, answer = self.error(service, args.fail_with, "InternalFailure", "injected failure")
+        elif self.take("calls_seen", args.fail_first):
+            status, answer = self.error(service, args.fail_first_status, args.fail_first_code, "injected failure")
+        elif service == "events":
+            status, answer = self.events(operation, params)
         elif service == "sagemaker":
             status, answer = self.sagemaker(operation, params)
         else:
@@ -155,14 +172,34 @@ class Handler(BaseHTTPRequestHandler):
         data = answer.encode()
         self.send_response(status)
         self.send_header("Content-Type",
-                         "application/x-amz-json-1.1" if service == "sagemaker" else "text/xml")
+                         "text/xml" if service == "sns" else "application/x-amz-json-1.1")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
+    def take(self, counter, limit):
+        """True for the first `limit` calls counted by `counter`."""
+        with self.state.lock:
+            seen = getattr(self.state, counter)
+            setattr(self.state, counter, seen + 1)
+            return seen < limit
+
+    def events(self, operation, params):
+        if operation != "PutEvents":
+            return self.error("events", 400, "UnknownOperationException", operation)
+        entries = params.get("Entries", [])
+        if not entries or len(entries) > 10:
+            return self.error("events", 400, "ValidationException", "1 to 10 entries")
+        results = [{"EventId": str(uuid.uuid4())} for _ in entries]
+        failed = 0
+        if self.take("put_events_seen", self.state.args.fail_entries_first):
+            results[-1] = {"ErrorCode": "ThrottlingException", "ErrorMessage": "injected entry failure"}
+            failed = 1
+        return 200, json.dumps({"FailedEntryCount": failed, "Entries": results})
+
     @staticmethod
     def error(service, status, code, message):
-        if service == "sagemaker":
+        if service != "sns":
             return status, json.dumps({"__type": code, "message": message})
         return status, ("<ErrorResponse><Error><Type>Sender</Type><Code>%s</Code><Message>%s</Message></Error>"
                         "<RequestId>r</RequestId></ErrorResponse>" % (code, message))

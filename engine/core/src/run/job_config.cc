@@ -522,6 +522,9 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
   if (auto stop = getenv("SAGEMAKER_ENV_RULE_STOP_SIGNAL_FILE"); stop && !stop->empty()) {
     job.stop_signal_file = *stop;
   }
+  job.events = cli.events;
+  LITMUS_RETURN_IF_ERROR(
+      events::CompleteEventDestinations(&job.events, job.trial, getenv("LITMUS_EVENTS_FLUSH_TIMEOUT_S")));
   if (auto interval = getenv("LITMUS_PROGRESS_INTERVAL_S"); interval && !interval->empty()) {
     LITMUS_ASSIGN_OR_RETURN(job.progress_interval_s, ParsePositiveSeconds(*interval, "LITMUS_PROGRESS_INTERVAL_S"));
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "litmus/events/event_destinations.h"
 #include "litmus/status.h"
 #include "run/output_layout.h"
 
@@ -79,6 +80,8 @@ struct JobConfig {
   bool isolate_rules = true;
   double rule_timeout_s = 300;
   uint64_t rule_memory_bytes = uint64_t{4} << 30;
+  // --events-url, --eventbridge-bus, ...: where status events are also published (docs/events.md).
+  events::EventDestinations events;
 };
 
 // What the command line said; unset fields do not override.
@@ -107,6 +110,7 @@ struct RunCommandLine {
   std::optional<std::string> isolation;    // "process" or "none"
   std::optional<std::string> rule_timeout; // seconds
   std::optional<std::string> rule_memory;  // "512M", "4G", "unlimited"
+  events::EventDestinations events;  // as given; completed and checked by BuildJobConfig
 };
 
 // Reads an environment variable; injectable for tests.

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "litmus/events/event_publisher.h"
+
 namespace litmus {
 namespace {
 
@@ -109,6 +111,7 @@ std::string IsoTimeNow() {
 }
 
 JobReporter::JobReporter(Paths paths) : paths_(std::move(paths)) {}
+JobReporter::~JobReporter() = default;
 
 StatusOr<std::unique_ptr<JobReporter>> JobReporter::Create(Paths paths) {
   std::error_code ec;
@@ -123,6 +126,7 @@ StatusOr<std::unique_ptr<JobReporter>> JobReporter::Create(Paths paths) {
   const std::string events = (out / "events.jsonl").string();
   reporter->events_fd_ = open(events.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (reporter->events_fd_ < 0) return ErrnoToStatus(errno, "cannot open " + events);
+  reporter->publisher_ = events::EventPublisher::Create(reporter->paths_.events);
   return reporter;
 }
 
@@ -157,6 +161,8 @@ void JobReporter::Event(const EventFields& f, const std::vector<std::pair<std::s
   if (events_fd_ >= 0 && write(events_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
     RecordWriteFailure("events.jsonl: " + std::string(std::strerror(errno)));
   }
+  // Queued under the lock, so receivers get events in the file's order; never waits for them.
+  if (publisher_) publisher_->Publish(line.substr(0, line.size() - 1));
 }
 
 void JobReporter::RemovePreviousVerdict() {
@@ -328,6 +334,7 @@ void JobReporter::Finish(int exit_code, const std::string& line) {
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     WriteFileAtomically(path, one_line, /*in_output_dir=*/false);
   }
+  if (publisher_) publisher_->Close();
 }
 
 namespace {

@@ -17,10 +17,14 @@
 #include <utility>
 #include <vector>
 
+#include "litmus/events/event_destinations.h"
 #include "litmus/format/mode.h"
 #include "litmus/status.h"
 
 namespace litmus {
+namespace events {
+class EventPublisher;
+}
 
 // SageMaker's RuleEvaluationStatus values.
 enum class RuleStatus { kInProgress, kNoIssuesFound, kIssuesFound, kError, kStopping, kStopped };
@@ -56,9 +60,11 @@ class JobReporter {
     std::string message_file;
     std::string failure_file;
     std::string temp_dir;  // temp files of atomic writes; empty: beside each target
+    events::EventDestinations events = {};  // each event is also published there (docs/events.md)
   };
   // Creates <output_dir>, rule-reports/ and temp_dir (if not empty). Errors name the folder.
   static StatusOr<std::unique_ptr<JobReporter>> Create(Paths paths);
+  ~JobReporter();
 
   // Registers a rule so status.json lists it (in registration order) as InProgress.
   void AddRule(const std::string& configuration_name, const std::string& rule_class);
@@ -84,7 +90,8 @@ class JobReporter {
   // Every rule still InProgress becomes Stopped with `details` (as SetRuleStatus); for a job that
   // must end at once (isolation/stop_watchdog.h).
   void StopRulesInProgress(const std::string& details);
-  // The job's end: exit code into status.json, and the one-line files: for 1, 2 and 3 the message
+  // The job's end: exit code into status.json, the events still queued for paths().events
+  // delivered (until its flush timeout), and the one-line files: for 1, 2 and 3 the message
   // and failure files hold `line` ("RuleEvaluationConditionMet: Evaluation of the rule X at step N
   // ...", "ClientError: ..."); for 143 the message file holds it ("Stopped: ...") and no failure
   // file is left; for 0 neither file is left. At most 1024 bytes (newline included; cut at a
@@ -138,6 +145,7 @@ class JobReporter {
   int events_fd_ = -1;
   mutable std::mutex failure_mu_;  // after mu_ when both are held
   std::optional<std::string> write_failure_;
+  std::unique_ptr<events::EventPublisher> publisher_;  // null: no destination
 };
 
 // ISO-8601 UTC with milliseconds: "2026-11-22T05:19:10.123Z".

@@ -1199,7 +1199,7 @@ JobRunner::~JobRunner() = default;
 int JobRunner::Run() {
   Impl& s = *impl_;
   auto reporter = JobReporter::Create(
-      {s.config.output_dir, s.config.message_file, s.config.failure_file, s.config.temp_dir});
+      {s.config.output_dir, s.config.message_file, s.config.failure_file, s.config.temp_dir, s.config.events});
   if (!reporter.ok()) {
     // No verdict can be written (a full disk, a read-only folder): never a green job.
     spdlog::error("cannot write the job's files: {}", reporter.status().message());
@@ -1276,7 +1276,7 @@ int JobRunner::ReportConfigurationError(JobConfig config, const std::string& mes
   if (Status loaded = s.LoadAllPlugins(); !loaded.ok()) spdlog::debug("{}", loaded.message());
   if (verdict != nullptr) *verdict = s.ErrorVerdict();
   auto reporter = JobReporter::Create(
-      {s.config.output_dir, s.config.message_file, s.config.failure_file, s.config.temp_dir});
+      {s.config.output_dir, s.config.message_file, s.config.failure_file, s.config.temp_dir, s.config.events});
   if (!reporter.ok()) {
     spdlog::warn("{} (status.json and the failure file are not written)", reporter.status().message());
     return kExitClientError;
