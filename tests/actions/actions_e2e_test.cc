@@ -18,6 +18,7 @@
 
 #include "fake_aws_endpoint_process.h"
 
+#include "support/job_files.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 
@@ -30,6 +31,7 @@ using ::testing::Not;
 using ::testing::StartsWith;
 using testing::FakeAwsEndpoint;
 using testing::ProcessResult;
+using testing::ReadEvents;
 using testing::RunProcess;
 using Env = std::vector<std::pair<std::string, std::string>>;
 
@@ -40,14 +42,6 @@ constexpr char kEscapedActions[] =
     R"([{\"name\": \"stoptraining\", \"training_job_prefix\": \"my-job\"}, )"
     R"({\"name\": \"email\", \"endpoint\": \"jane@example.com\"}, )"
     R"({\"name\": \"sms\", \"endpoint\": \"+14155550123\"}])";
-
-std::vector<Json> ReadEvents(const std::filesystem::path& out) {
-  std::vector<Json> events;
-  std::ifstream in(out / "events.jsonl");
-  std::string line;
-  while (std::getline(in, line)) events.push_back(Json::parse(line));
-  return events;
-}
 
 std::vector<Json> EventsNamed(const std::vector<Json>& events, const std::string& name) {
   std::vector<Json> out;

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/job_files.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 
@@ -25,22 +26,11 @@ using Json = nlohmann::json;
 using testing::ChildProcess;
 using testing::LitmusBinary;
 using testing::ProcessResult;
+using testing::ReadEvents;
+using testing::ReadJson;
 using testing::RunProcess;
 
 const std::vector<std::pair<std::string, std::string>> kFastEnd = {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}};
-
-Json ReadJson(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return Json::parse(in);
-}
-
-std::vector<Json> ReadEvents(const std::filesystem::path& out) {
-  std::vector<Json> events;
-  std::ifstream in(out / "events.jsonl");
-  std::string line;
-  while (std::getline(in, line)) events.push_back(Json::parse(line));
-  return events;
-}
 
 std::vector<int64_t> FiredSteps(const std::filesystem::path& out, const std::string& rule = "") {
   std::vector<int64_t> steps;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/job_files.h"
 #include "support/run_process.h"
 
 namespace litmus::testing {
@@ -20,18 +21,6 @@ using Json = nlohmann::json;
 // smdebug's final refresh delay off: a finished trial ends the job at once.
 inline const std::vector<std::pair<std::string, std::string>> kFastEnd = {
     {"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}};
-
-inline Json ReadJson(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return Json::parse(in);
-}
-
-inline std::vector<Json> ReadEvents(const std::filesystem::path& out) {
-  std::vector<Json> events;
-  std::ifstream in(out / "events.jsonl");
-  for (std::string line; std::getline(in, line);) events.push_back(Json::parse(line));
-  return events;
-}
 
 // `litmus run --output-dir out --poll-interval-ms 20 extra...` (message and failure files are
 // then out/message and out/failure outside a SageMaker container).

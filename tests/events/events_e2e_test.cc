@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_aws_endpoint_process.h"
+#include "support/job_files.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 #include "unit/aws/local_http_server.h"
@@ -23,17 +24,10 @@ using Json = nlohmann::json;
 using ::testing::HasSubstr;
 using testing::FakeAwsEndpoint;
 using testing::ProcessResult;
+using testing::ReadEvents;
 using Env = std::vector<std::pair<std::string, std::string>>;
 
 constexpr char kRegion[] = "eu-west-1";
-
-std::vector<Json> ReadEvents(const std::filesystem::path& out) {
-  std::vector<Json> events;
-  std::ifstream in(out / "events.jsonl");
-  std::string line;
-  while (std::getline(in, line)) events.push_back(Json::parse(line));
-  return events;
-}
 
 class EventsE2eTest : public ::testing::Test {
  protected:
