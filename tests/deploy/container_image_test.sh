@@ -61,18 +61,21 @@ base=localhost/litmus-test-base:bookworm
 if ! podman image exists "$base"; then
   cache=${LITMUS_TEST_IMAGE_CACHE:-/var/tmp/litmus-image-test}
   mkdir -p "$cache"
-  if [ ! -s "$cache/bookworm-minbase.tar" ]; then
+  if [ ! -f "$cache/bookworm-minbase.tar" ] || [ ! -s "$cache/bookworm-minbase.tar" ]; then
     command -v mmdebstrap > /dev/null || skip "mmdebstrap is not installed and $base does not exist"
     echo "making the Debian 12 base image with mmdebstrap (no registry is reachable)"
-    mmdebstrap --quiet --variant=minbase --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+    # (--format=tar: mmdebstrap picks the format from the target's name otherwise, and a name not
+    # ending in .tar makes a folder.)
+    rm -rf "$cache/bookworm-minbase.tar" "$cache/bookworm-minbase.tmp.tar"
+    mmdebstrap --quiet --format=tar --variant=minbase --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
       --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
       --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
       --dpkgopt='path-exclude=/usr/share/info/*' --aptopt='Acquire::Languages "none"' bookworm \
-      "$cache/bookworm-minbase.tar.tmp" "deb http://deb.debian.org/debian bookworm main" \
+      "$cache/bookworm-minbase.tmp.tar" "deb http://deb.debian.org/debian bookworm main" \
       "deb http://deb.debian.org/debian bookworm-updates main" \
       "deb http://deb.debian.org/debian-security bookworm-security main" \
       || skip "mmdebstrap could not make the base image (is the Debian mirror reachable?)"
-    mv "$cache/bookworm-minbase.tar.tmp" "$cache/bookworm-minbase.tar"
+    mv "$cache/bookworm-minbase.tmp.tar" "$cache/bookworm-minbase.tar"
   fi
   podman import --quiet "$cache/bookworm-minbase.tar" "$base" > /dev/null || die "podman import failed"
 fi
