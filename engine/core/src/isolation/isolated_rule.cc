@@ -557,7 +557,7 @@ void IsolatedRule::AppendLocalTensors(int64_t step, const InvokeInput& input, En
         const size_t mark = entries.bytes().size();
         entries.Put<uint32_t>(id->second).Put<uint32_t>(req.trial);
         TensorPtr keep;
-        if (!table_->Append(trial, req.name, s, step, known, entries, &keep)) {
+        if (!table_->Append(trial, req.name, s, step, entries, &keep)) {
           entries.Truncate(mark);
           continue;
         }

@@ -89,8 +89,7 @@ class IsolatedRule : public RuleHandle {
   // catalog answers until it changes).
   uint64_t Generation() const;
   // The step's table (if any), then the rule's required tensors at `step` that the worker can
-  // read from the shared memory and does not find in that table (their values from the input's
-  // where they are there, else from the trials).
+  // read from the shared memory and does not find in that table (TensorTable).
   void AppendLocalTensors(int64_t step, const InvokeInput& input, Encoder& out);
   std::optional<PluginCallResult> ReadResult(Decoder& in, const std::string& what);
   // A kRequiredTensors reply (result, then the requirements, recorded into *out).

@@ -103,7 +103,6 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
     if (!started.ok()) return started.status();
     worker = std::move(started).value();
   }
-  table_->AddUser();
   auto isolated = isolation::IsolatedRule::Create(rule, std::move(configuration_name), std::move(trials), params,
                                                   options_.allow_unknown_params, warnings, std::move(limits), arena_,
                                                   table_, std::move(worker));

@@ -68,14 +68,13 @@ std::shared_ptr<const StepTable> StepTable::Build(SharedArena& arena, const std:
   uint64_t shape_at = shapes_at, memo_at = memos_at, name_at = names_at;
   // The mode of a step: every tensor of a step asks the same (a table holds one or a few steps).
   std::optional<std::pair<const Trial*, int64_t>> mode_of;
-  std::pair<int32_t, int64_t> mode{LITMUS_MODE_GLOBAL, 0};
+  std::pair<int32_t, int64_t> mode;
   for (size_t i = 0; i < listed.size(); ++i) {
     const ReadValue& v = *listed[i];
     const Tensor& tensor = *v.value;
     const Trial* trial = trials[v.key.trial];
     if (mode_of != std::pair(trial, v.key.step)) {
-      const auto m = trial->ModeOfGlobalStep(v.key.step);
-      mode = m ? std::pair(static_cast<int32_t>(m->first), m->second) : std::pair(LITMUS_MODE_GLOBAL, v.key.step);
+      mode = WireMode(*trial, v.key.step);
       mode_of = std::pair(trial, v.key.step);
     }
     StepTableRow row{};
