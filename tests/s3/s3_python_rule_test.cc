@@ -1,7 +1,7 @@
 // A Python rule whose source is an S3 object (`--python-rule s3://bucket/key.py`, SageMaker's
-// source_s3_uri in LITMUS_RULE_PARAMETERS), against the S3 test server: the SageMaker docs'
-// CustomGradientRule loaded from S3 fires on the same steps as the same file loaded locally and as
-// the C++ example plugin, in worker processes and in-process; tracebacks and reports read as for
+// source_s3_uri in LITMUS_RULE_PARAMETERS or a YAML job), against the S3 test server: the
+// SageMaker docs' CustomGradientRule loaded from S3 fires on the same steps as the same file
+// loaded locally and as the C++ example plugin, in worker processes and in-process; tracebacks and reports read as for
 // the local file but name the URI; a missing object, a wrong secret and an unreachable endpoint
 // are one-line client errors (exit 2) naming the URI; the local copy is gone after the job.
 #include <gtest/gtest.h>
@@ -135,6 +135,15 @@ TEST_F(S3PythonRule, EnvironmentFormOfTheContract) {
       << report.dump();
   EXPECT_EQ(report.dump().find(tmp_.path().string()), std::string::npos) << report.dump();
   EXPECT_EQ(report.dump().find("source_file"), std::string::npos) << report.dump();
+
+  // The same in a YAML job file (a rule's parameters hold the contract's keys).
+  testing::TempDir yaml_out;
+  yaml_out.WriteFile("job.yaml", "trial: " + testing::FixturePath("pt_exploding").string() +
+                                     "\nrules:\n  - rule: CustomGradientRule\n    parameters: {source_s3_uri: \"" +
+                                     RuleUri("custom_gradient_rule.py") + "\", threshold: \"10\"}\n");
+  const ProcessResult from_yaml = Run(yaml_out, {"--config", (yaml_out.path() / "job.yaml").string()});
+  EXPECT_EQ(from_yaml.exit_code, 1) << from_yaml.err;
+  EXPECT_EQ(FiredSteps(yaml_out.path()), std::vector<int64_t>{4});
 }
 
 TEST_F(S3PythonRule, ErrorsReadAsForTheLocalFileAndNameTheUri) {

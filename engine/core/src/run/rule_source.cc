@@ -37,7 +37,7 @@ Status RuleSourceCopies::MakeFolder() {
 StatusOr<std::string> RuleSourceCopies::Fetch(Env* env, const std::string& uri) {
   if (auto it = copies_.find(uri); it != copies_.end()) return it->second;
   const std::string what = "source_s3_uri " + uri;
-  // The contract's source_s3_uri is the S3 URI of one Python file (rule-job-contract.md §3).
+  // The contract's source_s3_uri is the S3 URI of one Python file (docs/job-contract.md §3).
   const size_t slash = uri.find('/', std::string_view("s3://").size());
   if (slash == std::string::npos || slash + 1 == uri.size() || uri.back() == '/') {
     return InvalidArgumentError(what + ": not an object: give the S3 URI of the Python file (s3://bucket/key.py)");
