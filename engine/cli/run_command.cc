@@ -62,8 +62,9 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_option("--python-rule", l.python_rule,
                   "Python file holding the rule class that --rule names: an smdebug Rule subclass, run unchanged "
                   "(SageMaker's source_s3_uri; --param values become its constructor's keyword arguments; "
-                  "docs/python.md)")
-      ->type_name("FILE");
+                  "docs/python.md). A local path or s3://bucket/key.py, fetched once at job start with the "
+                  "credentials, region and endpoint an s3:// trial uses (docs/s3.md)")
+      ->type_name("FILE|S3_URI");
   AddPluginOptions(cmd, &options.plugins);
   cmd->add_option("--param", l.params,
                   "Rule parameter key=value (SageMaker RuleParameters; `litmus rules NAME` lists a rule's keys); "

@@ -75,13 +75,20 @@ class ConfigError(Exception):
     """The rule file, class or parameters are wrong (a client error)."""
 
 
-def _load_class(source, class_name):
-    if source.startswith("s3://"):
-        raise ConfigError("source_s3_uri %s: litmus run reads Python rules from local files only; copy it "
-                          "first (aws s3 cp %s rule.py) and pass --python-rule rule.py" % (source, source))
-    path = os.path.abspath(source)
+# Local copies of s3:// sources (path -> URI): messages name the URI the user gave.
+_SOURCE_URIS = {}
+
+
+def _load_class(source, class_name, local_path=None):
+    """The class `class_name` of the file `source`; `local_path` is the runner's local copy of an
+    s3:// source (fetched at job start), loaded exactly as a local file would be."""
+    if local_path is None and source.startswith("s3://"):
+        raise ConfigError("source_s3_uri %s: no local copy (the runner fetches s3:// sources)" % source)
+    path = os.path.abspath(local_path if local_path is not None else source)
     if not os.path.isfile(path):
         raise ConfigError("source_s3_uri %s: no such file" % source)
+    if local_path is not None:
+        _SOURCE_URIS[path] = source
     stem = os.path.splitext(os.path.basename(path))[0]
     module_name = "litmus_rule_%s_%x" % ("".join(c if c.isalnum() else "_" for c in stem), abs(hash(path)))
     module = sys.modules.get(module_name)
@@ -106,10 +113,11 @@ def _load_class(source, class_name):
     return cls
 
 
-def create_rule(source, class_name, params_json, base_trial, other_trials, allow_unknown=False):
-    """An instance of class_name from the file `source`, as SageMaker's rule container builds it.
-    A parameter the constructor does not take is an error, or with allow_unknown a warning."""
-    cls = _load_class(source, class_name)
+def create_rule(source, class_name, params_json, base_trial, other_trials, allow_unknown=False, local_path=None):
+    """An instance of class_name from the file `source` (or its local copy `local_path`), as
+    SageMaker's rule container builds it. A parameter the constructor does not take is an error,
+    or with allow_unknown a warning."""
+    cls = _load_class(source, class_name, local_path)
     try:
         params = json.loads(params_json)
     except ValueError as e:
@@ -193,5 +201,7 @@ def classify(error, tb, fallback):
         return INVALID_CONFIG, str(error)
     # The traceback's last lines, so status.json and the failure file say where it happened.
     text = "".join(traceback.format_exception_only(type(error), error)).strip().replace("\n", " ")
+    for path, uri in _SOURCE_URIS.items():  # a SyntaxError names the file: the URI, not the copy
+        text = text.replace(path, uri)
     where = _where(tb)
     return fallback, "Python %s%s" % (text, " (at %s)" % where if where else "")

@@ -207,6 +207,8 @@ class PythonRule : public litmus::Rule {
  public:
   explicit PythonRule(const litmus::RuleArgs& args) : Rule(args) {
     const std::string source = param_string("source_s3_uri");
+    // Set by the runner for an s3:// source: its local copy (messages keep naming the URI).
+    const std::string source_file = param_optional_string("source_file").value_or("");
     const std::string class_name = param_string("rule_to_invoke");
     const std::string params = param_optional_string("rule_parameters").value_or("{}");
     const bool allow_unknown = param_bool("allow_unknown_params");
@@ -218,7 +220,8 @@ class PythonRule : public litmus::Rule {
       py::list others;
       for (const litmus::Trial& t : other_trials()) others.append(HostTrial{this, t});
       rule_ = state->driver.attr("create_rule")(source, class_name, params, HostTrial{this, base_trial()}, others,
-                                                allow_unknown);
+                                                allow_unknown, source_file.empty() ? py::object(py::none())
+                                                                                   : py::object(py::str(source_file)));
     } catch (py::error_already_set& e) {
       // Anything wrong while loading the file or building the rule is the user's: a client error.
       Rethrow(e, LITMUS_INVALID_CONFIG);
@@ -570,7 +573,12 @@ LITMUS_RULE_PLUGIN(
     "python_rule_host", "1.0.0",
     LITMUS_RULE(PythonRule, "PythonRule", "1.0.0",
                 "Runs an smdebug Rule subclass written in Python (litmus run --python-rule FILE.py --rule CLASS)",
-                litmus::Required(litmus::StringParam("source_s3_uri", "", "the Python file holding the rule class")),
+                litmus::Required(litmus::StringParam("source_s3_uri", "",
+                                                     "the Python file holding the rule class: a local path or "
+                                                     "s3://bucket/key.py")),
+                litmus::StringParam("source_file", "",
+                                    "set by litmus run for an s3:// source_s3_uri: the local copy it fetched "
+                                    "at job start (empty: source_s3_uri is a local file)"),
                 litmus::Required(litmus::StringParam("rule_to_invoke", "", "the Rule subclass to run")),
                 litmus::StringParam("rule_parameters", "{}",
                                     "the rule's own parameters as a JSON object of strings, passed to its "

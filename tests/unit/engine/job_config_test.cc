@@ -197,6 +197,20 @@ TEST(JobConfig, PythonRuleRunsInTheHost) {
   auto missing = BuildJobConfig(cli, Env({}));
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("missing.py: no such Python file"), std::string::npos);
+
+  // An s3:// source keeps its URI (the runner fetches it at job start, run/rule_source.h); one
+  // that names no object is refused here.
+  cli.python_rule = "s3://bucket/rules/rule.py";
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig from_s3, BuildJobConfig(cli, Env({})));
+  EXPECT_EQ(from_s3.rules[0].parameters.at("source_s3_uri"), "s3://bucket/rules/rule.py");
+  EXPECT_EQ(from_s3.rules[0].plugin_rule, "PythonRule");
+  for (const std::string bad : {"s3://bucket/rules/", "s3://bucket", "s3://Bad_Bucket/rule.py"}) {
+    cli.python_rule = bad;
+    auto refused = BuildJobConfig(cli, Env({}));
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(refused.status().message().find("source_s3_uri " + bad), std::string::npos) << refused.status().message();
+  }
   setenv("LITMUS_PYTHON_RULE_HOST", (dir.path() / "no_host.so").c_str(), 1);
   cli.python_rule = (dir.path() / "rule.py").string();
   auto no_host = BuildJobConfig(cli, Env({}));

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "litmus/aws/s3_client.h"
 #include "plugin/python_rule_host_path.h"
 
 namespace litmus {
@@ -306,11 +307,19 @@ void MergeSource(ParameterMap* into, std::map<std::string, std::string>* origins
 
 // A rule written in Python (source_s3_uri): python_rule_host.so's PythonRule runs the class
 // rule->rule of that file, with the rule's own parameters as one JSON object (keyword arguments).
-// With allow_unknown_params, keys its constructor does not take are dropped with a warning.
+// With allow_unknown_params, keys its constructor does not take are dropped with a warning. An
+// s3:// source is checked here and fetched by the runner at job start (run/rule_source.h).
 Status MakePythonRule(const std::string& source, const std::string& origin, bool allow_unknown_params,
                       RuleJobConfig* rule, ParameterMap* params) {
   std::string path = source;
-  if (source.rfind("s3://", 0) != 0) {
+  if (aws::IsS3Uri(source)) {
+    auto location = aws::ParseS3Uri(source);
+    if (!location.ok()) return location.status().WithContext(origin + ": source_s3_uri " + source);
+    if (location->key.empty() || location->key.back() == '/') {
+      return InvalidArgumentError(origin + ": source_s3_uri " + source +
+                                  ": not an object: give the S3 URI of the Python file (s3://bucket/key.py)");
+    }
+  } else {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(source, ec)) {
       return InvalidArgumentError(origin + ": source_s3_uri " + source + ": no such Python file");

@@ -29,6 +29,7 @@
 #include "run/checkpoint.h"
 #include "run/job_report.h"
 #include "run/read_key.h"
+#include "run/rule_source.h"
 #include "run/progress_reporter.h"
 #include "run/step_range.h"
 #include "run/stop_signal.h"
@@ -111,6 +112,9 @@ struct JobRunner::Impl {
   int64_t restarts = 0;
   std::chrono::steady_clock::time_point last_checkpoint{};
   PluginRegistry registry;
+  // Local copies of s3:// Python rule sources; declared before `isolation`, so they outlive the
+  // rule workers that load them.
+  RuleSourceCopies rule_sources;
   std::vector<std::string> trial_paths;          // unique paths, base trial first
   std::vector<std::unique_ptr<Trial>> trials;
   std::unique_ptr<actions::ActionClient> action_client;  // created when a rule has actions
@@ -337,6 +341,14 @@ struct JobRunner::Impl {
         const bool declared = std::any_of(rule.params.begin(), rule.params.end(),
                                           [&](const LoadedRule::Param& p) { return p.name == runner_key; });
         if (!declared) params.erase(runner_key);
+      }
+      // A Python rule from S3: the host (in this process or a worker) loads a local copy, fetched
+      // once at job start; source_s3_uri keeps the URI for messages and the rule report.
+      if (auto source = params.find("source_s3_uri");
+          !state->config.plugin_rule.empty() && source != params.end() && source->second.starts_with("s3://")) {
+        auto local = rule_sources.Fetch(env, source->second);
+        if (!local.ok()) return client_error(local.status());
+        params["source_file"] = *local;
       }
       std::vector<Trial*> rule_trials;
       for (uint32_t i : state->trial_indices) rule_trials.push_back(trials[i].get());
@@ -751,6 +763,9 @@ struct JobRunner::Impl {
       data.violations = r.instance->report().violations;
       data.details_json = r.instance->report().details_json;
       for (const auto& p : r.instance->rule().params) {
+        // The Python host's source_file is the runner's own (the local copy of an s3:// source,
+        // a temporary path): the report names the source by its source_s3_uri.
+        if (!r.config.plugin_rule.empty() && p.name == "source_file") continue;
         auto it = r.config.parameters.find(p.name);
         data.rule_parameters += p.name + ":" + (it != r.config.parameters.end() ? it->second : p.default_value) + "\n";
       }
