@@ -38,7 +38,12 @@ Confusion::Confusion(const litmus::RuleArgs& args)
 }
 
 std::optional<std::string> Confusion::ResolveOne(const std::string& name, const std::string& collection) {
-  if (base_trial().has_tensor(name)) return name;
+  // A tensor once saved stays in the trial: a name found is not asked about again.
+  if (found_.contains(name)) return name;
+  if (base_trial().has_tensor(name)) {
+    found_.insert(name);
+    return name;
+  }
   const std::vector<std::string> members = base_trial().tensor_names({.collection = collection});
   if (members.empty()) return std::nullopt;
   return *std::min_element(members.begin(), members.end());

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,6 +55,7 @@ class Confusion : public litmus::Rule {
   std::string predictions_;
   std::string labels_collection_;
   std::string predictions_collection_;
+  std::set<std::string> found_;  // names has_tensor found (ResolveOne)
   double min_diag_;
   double max_off_diag_;
 };

@@ -73,7 +73,8 @@ std::optional<litmus::Mode> WeightUpdateRatio::ModeAt(int64_t step) {
   const litmus::Mode mode = trial.step_mode(step);
   if (mode == litmus::Mode::kTrain) return litmus::Mode::kTrain;
   // DOC-2020: with TRAIN steps in the trial only they are used; without, every step (GLOBAL).
-  if (!trial.steps(litmus::Mode::kTrain).empty()) return std::nullopt;
+  if (!trains_) trains_ = !trial.steps(litmus::Mode::kTrain).empty();
+  if (trains_) return std::nullopt;
   return litmus::Mode::kGlobal;
 }
 

@@ -49,6 +49,9 @@ class WeightUpdateRatio : public litmus::Rule {
   double small_threshold_;
   double epsilon_;
   SavedStepsCache saved_steps_;
+  // Whether the trial has had TRAIN steps: once it has, it always will (a trial only grows), so
+  // the step list is not asked for again at every EVAL step.
+  bool trains_ = false;
   std::set<std::string> skipped_;  // tensors that cannot be compared, warned about once
 };
 

@@ -73,6 +73,9 @@ class Thrower : public litmus::Rule {
     if (what_ == "reduction") base_trial().tensor("a").reduction_value(step, "mean");
     if (what_ == "bad_reduction") base_trial().tensor("a").reduction_value(step, "median");
     if (what_ == "log") log_warning("warned at step ", step);
+    if (what_ == "has_tensor" && (!base_trial().has_tensor("a") || base_trial().has_tensor("never_saved"))) {
+      throw litmus::Error("has_tensor answered wrongly");
+    }
     return true;
   }
 
@@ -553,6 +556,14 @@ TEST_F(SdkRuleTest, HostStatusesMapToSmdebugExceptions) {
   host_.trials[0].ended = true;
   litmus_ctx ended = host_.NewCtx();
   EXPECT_EQ(Invoke(50, &ended), LITMUS_NO_MORE_DATA);
+}
+
+// has_tensor reads the host's answer without an exception (see host_calls.hpp).
+TEST_F(SdkRuleTest, HasTensorAnswersForSavedAndUnsavedNames) {
+  host_.trials[0].Put(3, "a", Floats({1}));
+  CreateOk("Thrower", {{"what", "has_tensor"}});
+  litmus_ctx ctx = host_.NewCtx();
+  EXPECT_EQ(Invoke(3, &ctx), LITMUS_CONDITION_MET) << ctx.error;
 }
 
 TEST_F(SdkRuleTest, ConditionAndLogging) {

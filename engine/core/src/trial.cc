@@ -252,6 +252,13 @@ struct Trial::Impl {
   };
   mutable std::mutex members_mu;
   mutable std::map<std::string, Members> collection_members;
+  // TensorNamesMatching's compiled patterns and results, the same way: rules ask for the same
+  // pattern at every step, and compiling it (PCRE2's JIT) cost more than the rest of the step.
+  struct Matching {
+    std::shared_ptr<const Regex> regex;
+    Members members;
+  };
+  mutable std::map<std::string, Matching, std::less<>> regex_matches;  // guarded by members_mu
 };
 
 Status Trial::Impl::RefreshOnce() {
@@ -708,11 +715,26 @@ StatusOr<std::vector<std::string_view>> Trial::TensorNameViewsInCollection(const
 }
 
 StatusOr<std::vector<std::string>> Trial::TensorNamesMatching(const std::string& pattern) const {
-  LITMUS_ASSIGN_OR_RETURN(std::shared_ptr<const Regex> regex, Regex::Compile(pattern));
-  std::vector<std::string> out;
-  for (const auto& [name, unused] : impl_->catalog.tensors()) {
-    if (regex->Search(name)) out.push_back(name);
+  LITMUS_ASSIGN_OR_RETURN(std::vector<std::string_view> views, TensorNameViewsMatching(pattern));
+  return std::vector<std::string>(views.begin(), views.end());
+}
+
+StatusOr<std::vector<std::string_view>> Trial::TensorNameViewsMatching(const std::string& pattern) const {
+  const size_t known = impl_->catalog.tensors().size();
+  std::lock_guard<std::mutex> lock(impl_->members_mu);
+  auto it = impl_->regex_matches.find(pattern);
+  if (it == impl_->regex_matches.end()) {
+    // (A bad pattern is not remembered: it is compiled again, and refused again, at each call.)
+    LITMUS_ASSIGN_OR_RETURN(std::shared_ptr<const Regex> regex, Regex::Compile(pattern));
+    it = impl_->regex_matches.emplace(pattern, Impl::Matching{std::move(regex), {}}).first;
   }
+  Impl::Matching& matching = it->second;
+  if (matching.members.known_tensors == known && known > 0) return matching.members.names;
+  std::vector<std::string_view> out;
+  for (const auto& [name, unused] : impl_->catalog.tensors()) {
+    if (matching.regex->Search(name)) out.push_back(name);
+  }
+  matching.members = {known, out};
   return out;
 }
 

@@ -412,5 +412,28 @@ TEST(TrialCompletenessTest, CollectionMembership) {
   EXPECT_EQ(trial->TensorNamesMatching("(").status().code(), StatusCode::kInvalidArgument);
 }
 
+// Matches are remembered per pattern (rules ask at every step) and computed again once new
+// names appear; a bad pattern is refused at every call.
+TEST(TrialCompletenessTest, RememberedMatchesFollowNewNames) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  t.WriteSimpleStep(0, "worker_0", Mode::kTrain, 0, {"loss", "fc.weight"});
+  std::unique_ptr<Trial> trial = OpenOrDie(t);
+  ASSERT_NE(trial, nullptr);
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto first, trial->TensorNamesMatching("weight"));
+  EXPECT_EQ(first, std::vector<std::string>{"fc.weight"});
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto again, trial->TensorNamesMatching("weight"));
+  EXPECT_EQ(again, std::vector<std::string>{"fc.weight"});
+  t.WriteSimpleStep(1, "worker_0", Mode::kTrain, 1, {"loss", "fc.weight", "conv.weight"});
+  LITMUS_ASSERT_OK(trial->Refresh());
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto grown, trial->TensorNamesMatching("weight"));
+  EXPECT_EQ(grown, (std::vector<std::string>{"conv.weight", "fc.weight"}));
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto views, trial->TensorNameViewsMatching("^conv"));
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].data(), trial->SavedTensorName("conv.weight")->data());  // the trial's own copy
+  EXPECT_EQ(trial->TensorNamesMatching("(").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(trial->TensorNamesMatching("(").status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace litmus

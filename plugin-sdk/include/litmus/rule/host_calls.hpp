@@ -164,12 +164,16 @@ inline std::vector<int64_t> Trial::tensor_steps(std::string_view name, Mode mode
 }
 
 inline bool Trial::has_tensor(std::string_view name) const {
-  try {
-    tensor_steps(name);
-    return true;
-  } catch (const TensorUnavailable&) {
-    return false;
-  }
+  // The host's answer is read without throwing: rules ask at every step for tensors a trial may
+  // never have, and an exception per step cost more than the rest of such a rule's step.
+  auto fn = rule_->HostFn(&litmus_host_api_t::tensor_steps, "tensor_steps");
+  const int64_t* steps = nullptr;
+  size_t count = 0;
+  const litmus_status_t status = fn(rule_->Ctx("tensor_steps"), index_, internal::ToStr(name),
+                                    static_cast<int32_t>(Mode::kGlobal), &steps, &count);
+  if (status == LITMUS_TENSOR_UNAVAILABLE) return false;
+  Rule::Check(status, "tensor_steps", name, -1, Mode::kGlobal);
+  return true;
 }
 
 inline uint32_t RequiredTensors::TrialIndex(const Trial& trial) const {

@@ -158,6 +158,8 @@ class Trial {
   // TensorNamesInCollection as views of the trial's own copies of the names (valid as long as
   // the Trial): for callers that ask at every step and keep the names.
   StatusOr<std::vector<std::string_view>> TensorNameViewsInCollection(const std::string& collection) const;
+  // TensorNamesMatching as views of the trial's own names; the pattern is compiled once.
+  StatusOr<std::vector<std::string_view>> TensorNameViewsMatching(const std::string& pattern) const;
   const std::map<std::string, Collection>& collections() const;
   bool HasTensor(const std::string& name) const;
   // The trial's own copy of `name` if a tensor of that name was saved, else nullopt: a view valid
