@@ -317,7 +317,8 @@ std::vector<int64_t> TrialCatalog::TensorModeSteps(const std::string& name, Mode
         if (entry->file->mode == mode && counts(entry->file->mode_step)) out.push_back(entry->file->mode_step);
       }
     }
-    std::sort(out.begin(), out.end());
+    // (Already in order unless mode steps go down as global steps go up.)
+    if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
