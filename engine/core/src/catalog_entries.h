@@ -47,9 +47,6 @@ struct IndexFileInfo {
   // meta.event_file_name, relative to the trial root; never null. (A shared pointer because the
   // public TensorEntry shares it.)
   std::shared_ptr<const std::string> event_file;
-  // The order in which the catalog added this file (0, 1, ...): first-seen-wins maps rebuilt
-  // later replay the files in this order (TrialCatalog's per-tensor mode steps).
-  uint64_t sequence = 0;
   // The extras of this file's entries, null while none has any; an entry holds its position.
   // (Per file rather than per entry: 8 bytes a file instead of a pointer an entry. Mutable: the
   // catalog adds to it through the entries' const file pointer; a deque keeps them in place.)

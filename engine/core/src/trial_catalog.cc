@@ -53,25 +53,13 @@ void TrialCatalog::NoteStep(int64_t global_step, const std::string& worker, Mode
 
 void TrialCatalog::MaterializeModeSteps() {
   mode_steps_derived_ = false;
-  struct Seen {
-    uint64_t sequence;
-    std::pair<Mode, int64_t> key;
-    int64_t global_step;
-  };
-  std::vector<Seen> seen;
+  // Until now every (mode, mode step) had one global step, so the entries hold no two keys that
+  // disagree and the order they are added in does not matter: first seen wins from here on.
   for (auto& [name, record] : tensors_) {
-    seen.clear();
+    record.mode_steps.reserve(record.steps.size());
     for (const auto& [global_step, by_worker] : record.steps) {
       for (const CatalogEntry* entry : by_worker.all()) {
-        seen.push_back({entry->file->sequence, {entry->file->mode, entry->file->mode_step}, global_step});
-      }
-    }
-    std::sort(seen.begin(), seen.end(), [](const Seen& a, const Seen& b) { return a.sequence < b.sequence; });
-    record.mode_steps.reserve(seen.size());
-    for (const Seen& s : seen) {
-      if (const auto [it, inserted] = record.mode_steps.try_emplace(s.key, s.global_step);
-          !inserted && it->second != s.global_step) {
-        record.mode_steps_unique = false;
+        record.mode_steps.try_emplace({entry->file->mode, entry->file->mode_step}, global_step);
       }
     }
   }
@@ -143,7 +131,7 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
   }
   const IndexFileInfo* file = &index_files_.emplace_back(
       IndexFileInfo{worker, index.mode, index.mode_step,
-                    std::make_shared<const std::string>(index.event_file_name.value_or("")), files_added_++, nullptr});
+                    std::make_shared<const std::string>(index.event_file_name.value_or("")), nullptr});
   for (IndexEntry& item : index.tensor_payload) {
     if (item.tensor_name.find("smdebug/reductions/") != std::string::npos) {
       if (std::optional<layout::ParsedReductionName> reduction =

@@ -153,8 +153,7 @@ class TrialCatalog {
     map.reserve(map.size() + std::max({ahead + 1, map.size() / 2, size_t{4}}));
   }
   void NoteStep(int64_t global_step, const std::string& worker, Mode mode, int64_t mode_step);
-  // Builds every tensor's mode_steps map from its entries, replaying the index files in the
-  // order they were added (first seen wins), and keeps them from then on.
+  // Builds every tensor's mode_steps map from its entries, and keeps them from then on.
   void MaterializeModeSteps();
   // The entry of (name, global_step, file->worker), created as an entry of index file `file` if
   // new.
@@ -181,7 +180,6 @@ class TrialCatalog {
   // The workers of each global step: views of worker_names_ in name order.
   FlatMap<int64_t, std::vector<const std::string*>> workers_for_step_;
   std::set<std::string> worker_names_;  // every worker, once (nodes never move)
-  uint64_t files_added_ = 0;             // IndexFileInfo::sequence of the next file
   // Names in this set view tensors_'s keys.
   std::map<Mode, std::set<std::string_view>> tensors_for_mode_;  // never holds kGlobal
   std::map<std::string, TensorRecord> tensors_;

@@ -51,7 +51,7 @@ TEST(EntryArenaTest, EntriesNeverMove) {
 }
 
 TEST(CatalogEntryTest, PublicFormCarriesTheFileTheLocationAndTheExtras) {
-  IndexFileInfo file{"worker_1", Mode::kEval, 7, std::make_shared<const std::string>("events/x.tfevents"), 0, nullptr};
+  IndexFileInfo file{"worker_1", Mode::kEval, 7, std::make_shared<const std::string>("events/x.tfevents"), nullptr};
   CatalogEntry entry;
   entry.file = &file;
   TensorEntry plain = entry.ToTensorEntry("a/b");

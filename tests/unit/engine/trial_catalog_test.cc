@@ -1,6 +1,6 @@
 // Tests of TrialCatalog's compact bookkeeping (trial_catalog.h): per-tensor mode steps derived
 // from the trial's mode maps while every (mode, mode step) has one global step, and built (first
-// seen wins, in the order the files were added) the first time one has two; workers per step
+// seen wins) the first time one has two; workers per step
 // kept in name order once each; rare steps, multi-worker steps, stored reductions and shapes in
 // their files' side tables; entries that keep their address while the maps grow.
 #include "trial_catalog.h"
@@ -68,9 +68,9 @@ TEST(TrialCatalogTest, ModeStepsAreDerivedWhileUnique) {
   EXPECT_EQ(catalog.TensorGlobalStep(*catalog.FindTensor("a"), Mode::kPredict, 0), std::nullopt);
 }
 
-// A (mode, mode step) at a second global step builds the maps, first seen wins in the order the
-// files were added (a straggler for an older global step comes later, so it loses).
-TEST(TrialCatalogTest, NonUniqueModeStepsBuildTheMapsInFileOrder) {
+// A (mode, mode step) at a second global step builds the maps (before that file's entries are
+// added); first seen wins (a straggler for an older global step comes later, so it loses).
+TEST(TrialCatalogTest, NonUniqueModeStepsBuildTheMaps) {
   TrialCatalog catalog;
   catalog.SetNumWorkers(1);
   Add(catalog, 10, "worker_0", File(Mode::kTrain, 5, {"a"}));
