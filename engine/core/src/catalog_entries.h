@@ -1,8 +1,8 @@
 // Storage of the trial catalog's entries (trial_catalog.h). A trial of small tensors holds
-// hundreds of thousands of (tensor, step, worker) entries, so an entry is kept small: what all
+// millions of (tensor, step, worker) entries, so an entry is kept small (24 bytes): what all
 // entries of one index file share (worker, mode, mode step, event file) is stored once per file
-// (IndexFileInfo), the rare parts (a shape from shape_payload, stored reductions) behind a
-// pointer, and the tensor's name only on its record. Built from public TensorEntry values on
+// (IndexFileInfo), the rare parts (a shape from shape_payload, stored reductions) in a side table
+// of that file, and the tensor's name only on its record. Built from public TensorEntry values on
 // request (Trial::Entries). (The public struct took ~200 bytes plus a heap copy of the name per
 // entry; opening a 400k-entry trial was then mostly page faults.)
 // - EntryArena owns every CatalogEntry in large chunks. An entry never moves and lives as long as
@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,6 +30,15 @@
 
 namespace litmus::internal {
 
+// The parts few entries have (see CatalogEntry::extras()).
+struct EntryExtras {
+  std::optional<std::vector<int64_t>> shape;  // from shape_payload
+  // Stored reductions folded onto the tensor: (reduction, abs) -> record location (under the
+  // "smdebug/reductions/..." name of the index). (Map nodes never move: the reader keys its
+  // cache by a location's address.)
+  std::map<std::pair<layout::Reduction, bool>, IndexEntry> stored_reductions;
+};
+
 // What every entry of one index file (one global step of one worker) shares.
 struct IndexFileInfo {
   std::string worker;
@@ -36,33 +47,49 @@ struct IndexFileInfo {
   // meta.event_file_name, relative to the trial root; never null. (A shared pointer because the
   // public TensorEntry shares it.)
   std::shared_ptr<const std::string> event_file;
+  // The extras of this file's entries, null while none has any; an entry holds its position.
+  // (Per file rather than per entry: 8 bytes a file instead of a pointer an entry. Mutable: the
+  // catalog adds to it through the entries' const file pointer; a deque keeps them in place.)
+  mutable std::unique_ptr<std::deque<EntryExtras>> extras;
 };
 
-// One (tensor, global step, worker) of the catalog.
+// One (tensor, global step, worker) of the catalog: 24 bytes.
 struct CatalogEntry {
-  // The parts few entries have.
-  struct Extras {
-    std::optional<std::vector<int64_t>> shape;  // from shape_payload
-    // Stored reductions folded onto the tensor: (reduction, abs) -> record location (under the
-    // "smdebug/reductions/..." name of the index).
-    std::map<std::pair<layout::Reduction, bool>, IndexEntry> stored_reductions;
-  };
+  using Extras = EntryExtras;
 
   const IndexFileInfo* file = nullptr;  // never null once the catalog created the entry
   // The raw tensor record in file->event_file, if has_location(). (A record is at least 16
-  // bytes, which the index parser checks: length 0 stands for "no raw value".)
+  // bytes, which the index parser checks: length 0 stands for "no raw value".) The length is
+  // saturated at 2^32 - 1: the reader rejects any record above 2 GiB (trial.cc kMaxRecordLength)
+  // before reading it, so a longer one is refused all the same.
   uint64_t start_idx = 0;
-  uint64_t length = 0;
-  std::unique_ptr<Extras> extras;  // null unless a shape or stored reduction was indexed
+  uint32_t length = 0;
+  uint32_t extras_id = 0;  // 1 + the position of this entry's extras in file->extras; 0: none
 
+  static uint32_t SaturatedLength(uint64_t length) {
+    return static_cast<uint32_t>(std::min<uint64_t>(length, std::numeric_limits<uint32_t>::max()));
+  }
   bool has_location() const { return length != 0; }
   const std::string& worker() const { return file->worker; }
+  // The shape and stored reductions of this entry, or nullptr.
+  const Extras* extras() const { return extras_id == 0 ? nullptr : &(*file->extras)[extras_id - 1]; }
   // The shape from shape_payload, or nullptr.
-  const std::vector<int64_t>* shape() const { return extras && extras->shape ? &*extras->shape : nullptr; }
-  bool has_stored_reductions() const { return extras && !extras->stored_reductions.empty(); }
+  const std::vector<int64_t>* shape() const {
+    const Extras* e = extras();
+    return e != nullptr && e->shape ? &*e->shape : nullptr;
+  }
+  bool has_stored_reductions() const {
+    const Extras* e = extras();
+    return e != nullptr && !e->stored_reductions.empty();
+  }
+  // REQUIRES: file != nullptr.
   Extras& MutableExtras() {
-    if (!extras) extras = std::make_unique<Extras>();
-    return *extras;
+    if (extras_id == 0) {
+      if (!file->extras) file->extras = std::make_unique<std::deque<Extras>>();
+      file->extras->emplace_back();
+      extras_id = static_cast<uint32_t>(file->extras->size());
+    }
+    return (*file->extras)[extras_id - 1];
   }
   // The public form of this entry of tensor `name`.
   TensorEntry ToTensorEntry(std::string_view name) const {
@@ -72,13 +99,14 @@ struct CatalogEntry {
     out.mode_step = file->mode_step;
     if (has_location()) out.location = IndexEntry{std::string(name), start_idx, length};
     out.event_file = file->event_file;
-    if (extras) {
-      out.shape = extras->shape;
-      out.stored_reductions = extras->stored_reductions;
+    if (const Extras* e = extras()) {
+      out.shape = e->shape;
+      out.stored_reductions = e->stored_reductions;
     }
     return out;
   }
 };
+static_assert(sizeof(CatalogEntry) == 24, "an entry a record: keep it small (catalog_entries.h)");
 
 class EntryArena {
  public:

@@ -841,7 +841,7 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
   const internal::CatalogEntry& entry = *resolved.entry;
   if (entry.has_stored_reductions()) {
-    const auto& stored_reductions = entry.extras->stored_reductions;
+    const auto& stored_reductions = entry.extras()->stored_reductions;
     if (const auto it = stored_reductions.find({r, abs}); it != stored_reductions.end()) {
       LITMUS_ASSIGN_OR_RETURN(TensorPtr stored,
                               impl_->Read(name, resolved.global_step, entry, Impl::StoredRecord(it->second)));

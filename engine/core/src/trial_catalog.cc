@@ -34,14 +34,58 @@ TrialCatalog::~TrialCatalog() {
 void TrialCatalog::NoteStep(int64_t global_step, const std::string& worker, Mode mode,
                             int64_t mode_step) {
   // First seen wins in both directions (_populate_step_dict); GLOBAL is never a mode_to_global key.
-  if (mode != Mode::kGlobal) mode_to_global_[mode].try_emplace(mode_step, global_step);
+  FlatMap<int64_t, int64_t>& owners = mode == Mode::kGlobal ? global_mode_owner_ : mode_to_global_[mode];
+  if (owners.try_emplace(mode_step, global_step).first->second != global_step && mode_steps_derived_) {
+    // (Before this file's entries are added: they go to the maps built now.)
+    MaterializeModeSteps();
+  }
   global_to_mode_.try_emplace(global_step, mode, mode_step);
   // _populate_workers_for_global_step: exact equality with num_workers, as smdebug.
-  std::set<std::string>& workers = workers_for_step_[global_step];
-  workers.insert(worker);
+  const std::string* name = &*worker_names_.insert(worker).first;
+  std::vector<const std::string*>& workers = workers_for_step_[global_step];
+  const auto at = std::lower_bound(workers.begin(), workers.end(), name,
+                                   [](const std::string* a, const std::string* b) { return *a < *b; });
+  if (at == workers.end() || *at != name) workers.insert(at, name);
   if (static_cast<int64_t>(workers.size()) == num_workers_ && global_step > last_complete_step_) {
     last_complete_step_ = global_step;
   }
+}
+
+void TrialCatalog::MaterializeModeSteps() {
+  mode_steps_derived_ = false;
+  // Until now every (mode, mode step) had one global step, so the entries hold no two keys that
+  // disagree and the order they are added in does not matter: first seen wins from here on.
+  for (auto& [name, record] : tensors_) {
+    record.mode_steps.reserve(record.steps.size());
+    for (const auto& [global_step, by_worker] : record.steps) {
+      for (const CatalogEntry* entry : by_worker.all()) {
+        record.mode_steps.try_emplace({entry->file->mode, entry->file->mode_step}, global_step);
+      }
+    }
+  }
+}
+
+std::optional<int64_t> TrialCatalog::TensorGlobalStep(const TensorRecord& tensor, Mode mode, int64_t mode_step) const {
+  if (!mode_steps_derived_) {
+    const auto it = tensor.mode_steps.find({mode, mode_step});
+    if (it == tensor.mode_steps.end()) return std::nullopt;
+    return it->second;
+  }
+  // No other global step has (mode, mode step): the tensor has it at its owner's or nowhere.
+  const FlatMap<int64_t, int64_t>* owners = &global_mode_owner_;
+  if (mode != Mode::kGlobal) {
+    const auto it = mode_to_global_.find(mode);
+    if (it == mode_to_global_.end()) return std::nullopt;
+    owners = &it->second;
+  }
+  const auto owner = owners->find(mode_step);
+  if (owner == owners->end()) return std::nullopt;
+  const auto step = tensor.steps.find(owner->second);
+  if (step == tensor.steps.end()) return std::nullopt;
+  for (const CatalogEntry* entry : step->second.all()) {
+    if (entry->file->mode == mode && entry->file->mode_step == mode_step) return owner->second;
+  }
+  return std::nullopt;
 }
 
 CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step, const IndexFileInfo* file) {
@@ -62,10 +106,12 @@ CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_ste
   }
   record.modes_seen |= TensorRecord::ModeBit(file->mode);
   GrowForFilesAhead(record.steps);
-  GrowForFilesAhead(record.mode_steps);
-  if (const auto [it, inserted] = record.mode_steps.try_emplace({file->mode, file->mode_step}, global_step);
-      !inserted && it->second != global_step) {
-    record.mode_steps_unique = false;
+  if (!mode_steps_derived_) {
+    GrowForFilesAhead(record.mode_steps);
+    if (const auto [it, inserted] = record.mode_steps.try_emplace({file->mode, file->mode_step}, global_step);
+        !inserted && it->second != global_step) {
+      record.mode_steps_unique = false;
+    }
   }
   auto [step_it, new_step] = record.steps.try_emplace(global_step);
   WorkerEntries& by_worker = step_it->second;
@@ -85,7 +131,7 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
   }
   const IndexFileInfo* file = &index_files_.emplace_back(
       IndexFileInfo{worker, index.mode, index.mode_step,
-                    std::make_shared<const std::string>(index.event_file_name.value_or(""))});
+                    std::make_shared<const std::string>(index.event_file_name.value_or("")), nullptr});
   for (IndexEntry& item : index.tensor_payload) {
     if (item.tensor_name.find("smdebug/reductions/") != std::string::npos) {
       if (std::optional<layout::ParsedReductionName> reduction =
@@ -102,7 +148,7 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
     // (Assigned in place: the entry's address is the reader's cache key.)
     CatalogEntry& entry = EntryFor(item.tensor_name, global_step, file);
     entry.start_idx = item.start_idx;
-    entry.length = item.length;  // (>= 16: the parser checked; 0 would read as "no raw value")
+    entry.length = CatalogEntry::SaturatedLength(item.length);  // (>= 16: the parser checked; 0 reads as "no raw value")
   }
   for (ShapeEntry& shape : index.shape_payload) {
     // Kept beside the location, never instead of it (docs/trial-format.md §4.3 [rec]).
@@ -165,7 +211,10 @@ std::optional<std::pair<Mode, int64_t>> TrialCatalog::ModeOfGlobalStep(int64_t g
 std::vector<std::string> TrialCatalog::WorkersForStep(int64_t global_step) const {
   const auto it = workers_for_step_.find(global_step);
   if (it == workers_for_step_.end()) return {};
-  return SetToVector(it->second);
+  std::vector<std::string> out;
+  out.reserve(it->second.size());
+  for (const std::string* worker : it->second) out.push_back(*worker);
+  return out;
 }
 
 std::optional<int64_t> TrialCatalog::FirstStepAtOrAfter(int64_t step) const {
@@ -245,12 +294,25 @@ std::vector<int64_t> TrialCatalog::TensorModeSteps(const std::string& name, Mode
   std::vector<int64_t> out;
   const TensorRecord* tensor = FindTensor(name);
   if (tensor == nullptr) return out;
+  const auto counts = [&](int64_t mode_step) {
+    return include_incomplete || loaded_all_steps_ || mode_step <= last_complete_step_;
+  };
+  if (mode_steps_derived_) {
+    // The mode steps of the tensor's entries in `mode`: the keys its map would hold.
+    if (!tensor->HasEntriesIn(mode)) return out;
+    for (const auto& [global, by_worker] : tensor->steps) {
+      for (const CatalogEntry* entry : by_worker.all()) {
+        if (entry->file->mode == mode && counts(entry->file->mode_step)) out.push_back(entry->file->mode_step);
+      }
+    }
+    // (Already in order unless mode steps go down as global steps go up.)
+    if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
   for (auto it = tensor->mode_steps.lower_bound({mode, INT64_MIN});
        it != tensor->mode_steps.end() && it->first.first == mode; ++it) {
-    const int64_t mode_step = it->first.second;
-    if (include_incomplete || loaded_all_steps_ || mode_step <= last_complete_step_) {
-      out.push_back(mode_step);
-    }
+    if (counts(it->first.second)) out.push_back(it->first.second);
   }
   return out;
 }
@@ -288,15 +350,18 @@ std::optional<TrialCatalog::ResolvedStep> TrialCatalog::ResolveTensorStep(const 
       }
     }
   }
-  std::pair<Mode, int64_t> key{mode, step};
-  if (mode == Mode::kGlobal && !(global_mode_entry && tensor.mode_steps.contains(key))) {
+  // A GLOBAL-mode entry of mode step `step` first, then the (mode, mode step) of global step `step`.
+  std::optional<int64_t> global;
+  if (mode == Mode::kGlobal && global_mode_entry) global = TensorGlobalStep(tensor, Mode::kGlobal, step);
+  if (!global && mode == Mode::kGlobal) {
     const std::optional<std::pair<Mode, int64_t>> converted = ModeOfGlobalStep(step);
     if (!converted) return std::nullopt;
-    key = *converted;
+    global = TensorGlobalStep(tensor, converted->first, converted->second);
+  } else if (!global) {
+    global = TensorGlobalStep(tensor, mode, step);
   }
-  const auto it = tensor.mode_steps.find(key);
-  if (it == tensor.mode_steps.end()) return std::nullopt;
-  return ResolvedStep{it->second, &tensor.steps.at(it->second)};
+  if (!global) return std::nullopt;
+  return ResolvedStep{*global, &tensor.steps.at(*global)};
 }
 
 }  // namespace litmus::internal

@@ -35,6 +35,8 @@ struct TensorRecord {
   FlatMap<int64_t, WorkerEntries> steps;
   // (mode, mode step) of this tensor's entries -> global step (first seen wins). A GLOBAL-mode
   // entry is keyed by its mode step, which is how tensor.value(step, mode=GLOBAL) finds it.
+  // Empty while the catalog derives it from the trial's own mode maps (TrialCatalog::
+  // mode_steps_derived_): 24 bytes an entry that most trials never need.
   FlatMap<std::pair<Mode, int64_t>, int64_t> mode_steps;
   // Not catalog data but the reader's hint (trial.cc): one bit per computed reduction that a
   // caller asked of this tensor, so that the reader computes it as soon as it decodes the next
@@ -110,6 +112,11 @@ class TrialCatalog {
   // Mode steps of a tensor in `mode` (global steps for kGlobal), with the same rule; for a
   // non-GLOBAL mode smdebug compares the *mode* step with last_complete_step, and so do we.
   std::vector<int64_t> TensorModeSteps(const std::string& name, Mode mode, bool include_incomplete) const;
+  // The global step of `tensor`'s entry at (mode, mode step) (first seen wins), or nullopt: what
+  // the tensor's mode_steps map holds, derived while that map is not kept.
+  std::optional<int64_t> TensorGlobalStep(const TensorRecord& tensor, Mode mode, int64_t mode_step) const;
+  // Whether the per-tensor mode_steps maps are derived (not stored); tests check both states.
+  bool mode_steps_derived() const { return mode_steps_derived_; }
   // The entries of `tensor` at `global_step` (no mode-step resolution), or nullptr.
   const WorkerEntries* StepEntries(const TensorRecord& tensor, int64_t global_step) const;
   // The global step whose entries tensor.value(step, mode) reads, with those entries: for
@@ -131,16 +138,23 @@ class TrialCatalog {
   const WorkerEntries* EntriesAt(const TensorRecord& tensor, KnownStep known) const;
   // Grows a full per-tensor step map for the steps the refresh in progress can still add, at
   // once: a tensor saved at every step then does not reallocate (touching fresh memory each
-  // time) while a trial with thousands of steps is opened. Capped, so that a tensor saved rarely
-  // reserves a bounded amount of address space, most of it never touched.
+  // time) while a trial with thousands of steps is opened. Only a tensor saved at every known
+  // step so far reserves for every file ahead (exactly: no slack once the trial is open; the
+  // map is the catalog's largest part). Others are capped, so that a tensor saved rarely
+  // reserves a bounded amount of address space, most of it never touched. Otherwise grows by
+  // half (amortised O(1) appends while a live trial adds a few steps per refresh).
   template <typename Map>
   void GrowForFilesAhead(Map& map) const {
     constexpr size_t kMaxStepsAhead = 4096;
     if (map.size() < map.capacity()) return;
-    // (The entry being added, plus one per file ahead; at least doubling.)
-    map.reserve(map.size() + std::max({std::min(files_ahead_, kMaxStepsAhead) + 1, map.size(), size_t{4}}));
+    // (The entry being added is at the newest known step, already in global_to_mode_.)
+    const bool every_step = map.size() + 1 >= global_to_mode_.size();
+    const size_t ahead = every_step ? files_ahead_ : std::min(files_ahead_, kMaxStepsAhead);
+    map.reserve(map.size() + std::max({ahead + 1, map.size() / 2, size_t{4}}));
   }
   void NoteStep(int64_t global_step, const std::string& worker, Mode mode, int64_t mode_step);
+  // Builds every tensor's mode_steps map from its entries, and keeps them from then on.
+  void MaterializeModeSteps();
   // The entry of (name, global_step, file->worker), created as an entry of index file `file` if
   // new.
   CatalogEntry& EntryFor(const std::string& name, int64_t global_step, const IndexFileInfo* file);
@@ -152,8 +166,20 @@ class TrialCatalog {
   bool loaded_all_steps_ = false;
   int64_t last_complete_step_ = -1;
   FlatMap<int64_t, std::pair<Mode, int64_t>> global_to_mode_;
-  std::map<Mode, std::map<int64_t, int64_t>> mode_to_global_;  // never holds kGlobal
-  std::map<int64_t, std::set<std::string>> workers_for_step_;
+  // (Sorted vectors rather than trees: steps arrive in order, and a tree node per step cost
+  // ~50 bytes a step.)
+  std::map<Mode, FlatMap<int64_t, int64_t>> mode_to_global_;  // never holds kGlobal
+  // GLOBAL-mode index files: mode step -> global step (first seen wins). With mode_to_global_,
+  // the owner of every (mode, mode step) of the trial.
+  FlatMap<int64_t, int64_t> global_mode_owner_;
+  // True while no (mode, mode step) was seen at two global steps in the whole trial. Then a
+  // tensor's (mode, mode step) can only be at its owner's global step, and the per-tensor
+  // mode_steps maps are derived from the owners and the entries instead of stored (they took a
+  // third of the catalog). Cleared for good, and the maps built, the first time one is.
+  bool mode_steps_derived_ = true;
+  // The workers of each global step: views of worker_names_ in name order.
+  FlatMap<int64_t, std::vector<const std::string*>> workers_for_step_;
+  std::set<std::string> worker_names_;  // every worker, once (nodes never move)
   // Names in this set view tensors_'s keys.
   std::map<Mode, std::set<std::string_view>> tensors_for_mode_;  // never holds kGlobal
   std::map<std::string, TensorRecord> tensors_;

@@ -42,7 +42,7 @@ TEST(EntryArenaTest, EntriesNeverMove) {
     // default-constructed
     EXPECT_EQ(entry->file, nullptr);
     EXPECT_FALSE(entry->has_location());
-    EXPECT_EQ(entry->extras, nullptr);
+    EXPECT_EQ(entry->extras(), nullptr);
     entry->start_idx = static_cast<uint64_t>(i);
     handed_out.push_back(entry);
   }
@@ -51,7 +51,7 @@ TEST(EntryArenaTest, EntriesNeverMove) {
 }
 
 TEST(CatalogEntryTest, PublicFormCarriesTheFileTheLocationAndTheExtras) {
-  IndexFileInfo file{"worker_1", Mode::kEval, 7, std::make_shared<const std::string>("events/x.tfevents")};
+  IndexFileInfo file{"worker_1", Mode::kEval, 7, std::make_shared<const std::string>("events/x.tfevents"), nullptr};
   CatalogEntry entry;
   entry.file = &file;
   TensorEntry plain = entry.ToTensorEntry("a/b");
