@@ -1,7 +1,9 @@
 // latency_bench: how long after a step's index file appears `litmus run` reports the step.
 // Starts `litmus run` (CustomGradientRule, threshold 0, --keep-going: it fires at every step) on
 // an empty trial, writes one step at a time with litmus::writer, and for each step measures the
-// time from the index file's rename to the RuleEvaluationConditionMet line in events.jsonl.
+// time from the index file's rename to the RuleEvaluationConditionMet line in events.jsonl; then
+// the time from the end-of-training marker (written by Close() once every step was reported) to
+// the process's exit, in the default environment (no SMDEBUG_TRAINING_END_DELAY_REFRESH).
 // Usage: latency_bench LITMUS_BINARY CUSTOM_RULE_PLUGIN [--poll-interval-ms N] [--steps N]
 #include <signal.h>
 #include <sys/wait.h>
@@ -51,7 +53,6 @@ int main(int argc, char** argv) {
 
   const pid_t pid = fork();
   if (pid == 0) {
-    setenv("SMDEBUG_TRAINING_END_DELAY_REFRESH", "0", 1);
     const std::string m = (out / "message").string(), f = (out / "failure").string();
     execl(argv[1], argv[1], "run", "--trial", trial.c_str(), "--plugin", argv[2], "--rule", "CustomGradientRule",
           "--param", "threshold=0", "--keep-going", "--poll-interval-ms", poll.c_str(), "--output-dir", out.c_str(),
@@ -89,9 +90,11 @@ int main(int argc, char** argv) {
     // Spread the steps over the poll cycle so the numbers are not phase-locked to it.
     std::this_thread::sleep_for(std::chrono::milliseconds(37 + 13 * step % 50));
   }
-  (void)(*w)->Close();
+  (void)(*w)->Close();  // writes training_job_end.ts last
+  const auto marker = Clock::now();
   int status = 0;
   waitpid(pid, &status, 0);
+  const double exit_ms = std::chrono::duration<double, std::milli>(Clock::now() - marker).count();
   std::filesystem::remove_all(root);
 
   std::sort(latencies_ms.begin(), latencies_ms.end());
@@ -99,5 +102,7 @@ int main(int argc, char** argv) {
   for (double l : latencies_ms) sum += l;
   std::printf("latency_bench poll %s ms, %d steps: index file -> event line: median %.1f ms, mean %.1f ms, max %.1f ms\n",
               poll.c_str(), steps, latencies_ms[latencies_ms.size() / 2], sum / latencies_ms.size(), latencies_ms.back());
+  std::printf("latency_bench poll %s ms: end marker -> process exit %.1f ms (exit status %d)\n", poll.c_str(), exit_ms,
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   return 0;
 }

@@ -4,7 +4,7 @@
 #   smoke: small trials, a few seconds (CI);  full: the benchmark shapes of the issues
 #          (100 steps x 50 x 1 MiB and 2000 steps x 200 x 4 KiB float32; ~7 GB of disk).
 set -euo pipefail
-build=${1:?usage: bench/run-bench.sh BUILD_DIR [smoke|full] [WORK_DIR]}
+build=${1:?usage: bench/run-bench.sh BUILD_DIR [smoke|full|scale] [WORK_DIR]}
 size=${2:-smoke}
 work=${3:-$(mktemp -d "${TMPDIR:-/tmp}/litmus-bench.XXXXXX")}
 litmus="$build/engine/cli/litmus"
@@ -16,11 +16,13 @@ case "$size" in
   smoke) big="--steps 10 --tensors 10 --elements 262144 --hot 3 --nan 5"
          small="--steps 100 --tensors 20 --elements 1024 --hot 30 --inf 60"
          latency_steps=3 ;;
-  full)  big="--steps 100 --tensors 50 --elements 262144 --hot 10,50,90 --nan 25,75 --inf 60"
+  full|scale)
+         big="--steps 100 --tensors 50 --elements 262144 --hot 10,50,90 --nan 25,75 --inf 60"
          small="--steps 2000 --tensors 200 --elements 1024 --hot 100,1000 --nan 500"
          latency_steps=10 ;;
-  *) echo "unknown size $size (smoke or full)" >&2; exit 2 ;;
+  *) echo "unknown size $size (smoke, full or scale)" >&2; exit 2 ;;
 esac
+base=$([ "$size" = smoke ] && echo smoke || echo full)  # the size of the benches without a scale size
 
 now() { date +%s.%N; }
 # Plain reading of every event file of a trial (the baseline), warm page cache.
@@ -38,7 +40,7 @@ run_shape() {
   for _ in 1 2 3; do
     t0=$(now); plain_read "$trial"; t1=$(now)
     set +e
-    SMDEBUG_TRAINING_END_DELAY_REFRESH=0 "$litmus" run --trial "$trial" --plugin "$plugin" \
+    "$litmus" run --trial "$trial" --plugin "$plugin" \
       --rule CustomGradientRule --param threshold=0.5 --keep-going --logging-level error \
       --output-dir "$work/out-$name" --message-file "$work/out-$name/message" \
       --failure-file "$work/out-$name/failure" > /dev/null  # (the verdict table)
@@ -74,7 +76,7 @@ EOF
   for _ in 1 2 3; do
     t0=$(now); plain_read "$trial"; t1=$(now)
     set +e
-    SMDEBUG_TRAINING_END_DELAY_REFRESH=0 "$litmus" run --config "$yaml" --keep-going --logging-level error \
+    "$litmus" run --config "$yaml" --keep-going --logging-level error \
       --output-dir "$out" --message-file "$out/message" --failure-file "$out/failure" > /dev/null
     code=$?
     set -e
@@ -94,15 +96,17 @@ run_shape small $small
 echo "== writer"
 "$build/bench/writer_bench" "$work/writer" $([ "$size" = smoke ] && echo --smoke)
 
-echo "== latency (index file -> event line)"
+echo "== latency (index file -> event line; end marker -> exit)"
 "$build/bench/latency_bench" "$litmus" "$plugin" --poll-interval-ms 1000 --steps "$latency_steps"
 "$build/bench/latency_bench" "$litmus" "$plugin" --poll-interval-ms 10 --steps "$latency_steps"
 
 if [ -d "$build/python/litmus" ]; then
   # The Python package and rule host (docs/python.md), with the interpreter CMake built them for.
   python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
-  "${python:-python3}" "$(dirname "$0")/python_bench.py" "$build" "$size" --work-dir "$work/python"
+  "${python:-python3}" "$(dirname "$0")/python_bench.py" "$build" "$base" --work-dir "$work/python"
 fi
 
 echo "== S3 (local S3 test server)"
-"$(dirname "$0")/s3-bench.sh" "$build" "$size"
+"$(dirname "$0")/s3-bench.sh" "$build" "$base"
+
+"$(dirname "$0")/scale-bench.sh" "$build" "$size" "$work/scale"

@@ -77,7 +77,7 @@ curl_fetch() {
 }
 curl_ranges() { curl -sS --no-progress-meter --parallel --parallel-max "$parallel" -K "$work/curl-ranges.cfg"; }
 litmus_run() {
-  SMDEBUG_TRAINING_END_DELAY_REFRESH=0 "$litmus" run --trial "s3://$bucket/big" --plugin "$plugin" \
+  "$litmus" run --trial "s3://$bucket/big" --plugin "$plugin" \
     --rule CustomGradientRule --param threshold=0.5 --keep-going --logging-level error \
     --output-dir "$work/out" --message-file "$work/out/message" --failure-file "$work/out/failure" > /dev/null
 }

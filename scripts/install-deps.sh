@@ -26,6 +26,8 @@ packages=(
   python3-botocore  # tests/actions/fake_aws_endpoint.py checks SigV4 signatures with it
   # docs: the SDK API reference (docs/sdk, target litmus_sdk_docs, test sdk.docs)
   doxygen
+  # docs/benchmarks-scale.png, drawn by bench/scale-bench.sh (bench/run-bench.sh full)
+  gnuplot-nox
   # deployment tests (tests/deploy): the manifests' parser; the image built and run with podman
   # (runc: crun refuses hosts with hybrid cgroups) on a Debian base made with mmdebstrap.
   # `kubectl kustomize` needs kubectl >= 1.27, which Debian 12 does not have (kubernetes-client is

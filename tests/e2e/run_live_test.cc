@@ -1,6 +1,6 @@
 // End-to-end: `litmus run` following a trial that grows while it runs. Writer threads (one per
 // worker) add steps, then the end marker; the runner must evaluate every step exactly once, fire
-// exactly where the data says, and end by itself (never hang).
+// exactly where the data says, and end by itself (never hang), at once when the end marker appears.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +82,43 @@ void RunLive(int num_workers) {
 
 TEST(RunLive, OneWorker) { RunLive(1); }
 TEST(RunLive, TwoWorkers) { RunLive(2); }
+
+// Issue 16: the end marker of a local trial ends the job at once, not at the next poll. With a
+// one-hour poll interval the runner evaluates the steps present at its start, then waits; the
+// marker written after that must end it (before, the job slept out the hour: the Wait times out).
+TEST(RunLive, EndMarkerEndsAnIdleWaitAtOnce) {
+  testing::TempDir trial, out;
+  {
+    writer::WriterOptions options;
+    options.save_config = writer::SaveConfig::Every(1);
+    options.end_marker = writer::EndMarkerPolicy::kNever;  // training still running
+    options.overwrite_existing = true;
+    auto w = writer::Writer::Open(trial.str(), options);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    for (int step = 0; step < 3; ++step) {
+      ASSERT_TRUE((*w)->BeginStep().ok());
+      const std::vector<float> values(8, step == 2 ? 100.0f : 0.01f);
+      ASSERT_TRUE((*w)->SaveTensor("gradient/w", values, {8}).ok());
+      ASSERT_TRUE((*w)->EndStep().ok());
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  testing::ChildProcess runner(
+      {testing::LitmusBinary(), "run", "--trial", trial.str(), "--plugin", LITMUS_CUSTOM_RULE_PLUGIN, "--rule",
+       "CustomGradientRule", "--param", "threshold=10", "--keep-going", "--poll-interval-ms", "3600000",
+       "--output-dir", out.str(), "--message-file", out.str() + "/message", "--failure-file",
+       out.str() + "/failure"});
+  for (int i = 0; i < 6000 && Fired(out.path()).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(Fired(out.path()), (std::vector<int64_t>{2})) << "the runner did not evaluate the last step";
+  ASSERT_TRUE(writer::MarkTrainingEnded(nullptr, trial.str()).ok());
+  const testing::ProcessResult result = runner.Wait(std::chrono::seconds(120));
+  ASSERT_FALSE(result.timed_out) << "the runner slept through the end marker until its next poll";
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  std::ifstream report(out.path() / "rule-reports" / "CustomGradientRule.json");
+  EXPECT_EQ(Json::parse(report)["Datapoints"], 3);
+}
 
 // Other trials: two finished trials that differ only at step 2; the rule reads both.
 TEST(RunOtherTrials, RuleReadsTheOtherTrial) {

@@ -2,7 +2,8 @@
 // CTest fixture `s3_server`): the smdebug fixtures uploaded to a bucket agree with their
 // expected.json through S3; `litmus run` and `litmus inspect` give the same answers for a trial in
 // S3 as for the same trial on disk (--trial, S3_PATH, YAML, --other-trial); a trial that grows in
-// S3 while the runner follows it is evaluated completely; an idle poll is one request; a wrong
+// S3 while the runner follows it is evaluated completely; an idle poll is one request; a complete
+// trial ends at the end marker without waiting, and a late worker's last step is waited for; a wrong
 // secret, a missing bucket and a bad bucket name end the job with exit 2 and a clear message;
 // keys holding XML's special characters, spaces, '+', '%' and non-ASCII round-trip.
 #include <gtest/gtest.h>
@@ -194,6 +195,52 @@ TEST_F(S3Integration, AnIdlePollIsOneListRequest) {
     EXPECT_EQ(counting.total.load(), 1) << "poll " << poll;
     EXPECT_EQ(counting.lists.load(), 1) << "poll " << poll;
   }
+}
+
+// End of training through S3 (issue 16 item 1, "S3 too"): a complete trial ends at the marker
+// without SMDEBUG_TRAINING_END_DELAY_REFRESH's wait, in one refresh; a step a late worker has not
+// uploaded yet keeps it open (listing again, not sleeping) until that worker's files arrive.
+TEST_F(S3Integration, CompleteTrialEndsAtTheMarkerWithoutWaiting) {
+  auto env = MakeEnv();
+  env->AddTrial(S3Trial("pt_ddp_two_workers"));
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 3600;  // a wait would hang the test
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto trial, Trial::Open(env.get(), S3Trial("pt_ddp_two_workers"), options));
+  EXPECT_TRUE(trial->end_marker_seen());
+  EXPECT_TRUE(trial->loaded_all_steps());
+  EXPECT_EQ(trial->StepAvailability(14), StepState::kNoMoreData);
+}
+
+TEST_F(S3Integration, IncompleteStepAtTheMarkerWaitsForTheLateWorker) {
+  const std::filesystem::path source = testing::FixturePath("pt_ddp_two_workers");
+  const std::string prefix = "late-worker-" + std::to_string(::getpid());
+  const std::string late_index = "index/000000000/000000000013_worker_1.json";
+  const std::string late_events = "events/000000000013/000000000013_worker_1.tfevents";
+  testing::TempDir staged;  // the fixture without worker_1's last step
+  std::filesystem::copy(source, staged.path(), std::filesystem::copy_options::recursive);
+  std::filesystem::remove(staged.path() / late_index);
+  std::filesystem::remove(staged.path() / late_events);
+  testing::S3TestClient client;
+  client.UploadTree(kBucket, prefix, staged.path());
+
+  auto env = MakeEnv();
+  const std::string uri = std::string("s3://") + kBucket + "/" + prefix;
+  env->AddTrial(uri);
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 3600;
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto trial, Trial::Open(env.get(), uri, options));
+  EXPECT_TRUE(trial->end_marker_seen());
+  EXPECT_FALSE(trial->loaded_all_steps()) << "step 13 lacks worker_1";
+  EXPECT_EQ(trial->StepAvailability(13), StepState::kNotYetAvailable);
+  LITMUS_ASSERT_OK(trial->Refresh());  // lists again; does not sleep
+  EXPECT_FALSE(trial->loaded_all_steps());
+  client.Upload(kBucket, prefix + "/" + late_events, source / late_events);  // as smdebug: events first
+  client.Upload(kBucket, prefix + "/" + late_index, source / late_index);
+  LITMUS_ASSERT_OK(trial->Refresh());
+  EXPECT_TRUE(trial->loaded_all_steps());
+  EXPECT_EQ(trial->WorkersForStep(13), (std::vector<std::string>{"worker_0", "worker_1"}));
+  EXPECT_EQ(trial->StepAvailability(13), StepState::kAvailable);
+  LITMUS_EXPECT_OK(trial->Value(trial->TensorNames().front(), 13, Mode::kGlobal, "worker_1").status());
 }
 
 TEST_F(S3Integration, WrongSecretIsAClientErrorNamingTheTrial) {

@@ -151,11 +151,12 @@ Status S3Env::ListFiles(const std::string& dir, std::string_view start_after, st
   if (!have_snapshot_ || asked_.contains(question)) LITMUS_RETURN_IF_ERROR(TakeSnapshotLocked());
   asked_.insert(std::move(question));
   const std::string prefix = *relative + "/";
-  const std::string first = prefix + std::string(start_after);
-  bool any = false;
-  for (auto it = known_.lower_bound(prefix); it != known_.end() && it->first.starts_with(prefix); ++it) {
-    any = true;
-    if (it->first <= first && !start_after.empty()) continue;
+  auto it = known_.lower_bound(prefix);
+  const bool any = it != known_.end() && it->first.starts_with(prefix);
+  // Seek past start_after rather than step over the keys before it: an idle poll of a long trial
+  // costs O(log keys), not O(keys).
+  if (!start_after.empty()) it = known_.upper_bound(prefix + std::string(start_after));
+  for (; it != known_.end() && it->first.starts_with(prefix); ++it) {
     out->push_back({it->first.substr(prefix.size()), it->second});
   }
   if (!any && start_after.empty()) return NotFoundError(dir + ": no such folder");

@@ -234,12 +234,18 @@ struct Trial::Impl {
   // index file processed), so a refresh costs O(new files). Because zero padding makes the
   // listing order numeric, a straggler worker's file for an old step sorts *before* the cursor
   // and that listing never returns it; smdebug misses such files (§8.2), we follow the [rec]
-  // "read every new final index file" by also re-listing the cursor's folder (index/<P9>) from
-  // its start each refresh and parsing the files not yet seen there. That costs O(files in one
-  // folder) = at most 1000 per worker; stragglers in folders before the cursor's are missed.
+  // "read every new final index file" by also re-listing the cursor's folder (index/<P9>), from
+  // the earliest step that some worker has not written yet, and parsing the files not yet seen
+  // there. Only while such a step exists: a worker publishes its steps in order, so once every
+  // known step is complete each worker's next file sorts after the cursor, and an idle poll of a
+  // complete trial (every single-worker trial) lists only what is new (issue 16: cost per poll
+  // independent of the trial's size). Stragglers in folders before the cursor's are missed.
   std::string cursor;         // relative to <root>/index, e.g. "000000000/000000000007_worker_0.json"
   std::string cursor_folder;  // "000000000"
   std::set<std::string> cursor_folder_seen;  // paths (relative to index/) processed in cursor_folder
+  // Steps some of the num_workers (> 1) workers have written and others not yet: step -> index
+  // files parsed. Bounded by the steps in flight, not by the trial.
+  std::map<int64_t, int64_t> incomplete_steps;
   int64_t index_files_parsed = 0;
 
   mutable TensorCache cache;
@@ -309,9 +315,16 @@ Status Trial::Impl::RefreshCollections() {
 Status Trial::Impl::RefreshIndex() {
   const std::string index_dir = Env::JoinPath(root, layout::kIndexDir);
   std::vector<std::string> candidates;
-  if (!cursor_folder.empty()) {
+  if (!cursor_folder.empty() && !incomplete_steps.empty()) {
+    // Files of steps before the earliest incomplete one cannot be new: start after them.
+    const int64_t earliest = incomplete_steps.begin()->first;
+    const std::string earliest_path = layout::IndexFilePath(earliest, "w");  // index/<P9>/<S12>_w.json
+    std::string from;  // <S12>, which sorts before every <S12>_<worker>.json
+    if (earliest_path.starts_with(std::string(layout::kIndexDir) + "/" + cursor_folder + "/")) {
+      from = earliest_path.substr(earliest_path.rfind('/') + 1, 12);
+    }
     std::vector<FileEntry> folder;
-    const Status s = env->ListFiles(Env::JoinPath(index_dir, cursor_folder), "", &folder);
+    const Status s = env->ListFiles(Env::JoinPath(index_dir, cursor_folder), from, &folder);
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
     for (const FileEntry& file : folder) {
       std::string relative = cursor_folder + "/" + file.path;
@@ -364,6 +377,10 @@ Status Trial::Impl::RefreshIndex() {
         catalog.AddIndexFile(chunk.names[i]->step, chunk.names[i]->worker, *std::move(*chunk.parsed[i]), &warnings);
         ++index_files_parsed;
         parsed_any = true;
+        if (catalog.num_workers() > 1) {
+          const auto it = incomplete_steps.try_emplace(chunk.names[i]->step, 0).first;
+          if (++it->second >= catalog.num_workers()) incomplete_steps.erase(it);
+        }
       }
       const std::string folder = relative.substr(0, relative.find('/'));
       if (folder != cursor_folder && relative > cursor) {

@@ -346,6 +346,95 @@ TEST(TrialCompletenessTest, StragglerFileForAnOldStepIsPickedUp) {
   EXPECT_EQ(trial->index_files_parsed(), 8);
 }
 
+// Counts the listing questions a refresh asks and the entries they return (local files).
+class ListingCountingEnv final : public Env {
+ public:
+  StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
+    return base_->NewRandomAccessFile(path);
+  }
+  StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    return base_->NewWritableFile(path);
+  }
+  StatusOr<std::unique_ptr<WritableFile>> NewExclusiveFile(const std::string& path) override {
+    return base_->NewExclusiveFile(path);
+  }
+  Status ListFiles(const std::string& dir, std::string_view start_after, std::vector<FileEntry>* out) override {
+    ++lists;
+    const Status s = base_->ListFiles(dir, start_after, out);
+    listed += static_cast<int64_t>(out->size());
+    return s;
+  }
+  StatusOr<bool> FileExists(const std::string& path) override {
+    ++exists;
+    return base_->FileExists(path);
+  }
+  StatusOr<bool> IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }
+  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
+  Status RenameFile(const std::string& from, const std::string& to) override { return base_->RenameFile(from, to); }
+  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
+
+  void Reset() { lists = listed = exists = 0; }
+  int64_t lists = 0, listed = 0, exists = 0;
+
+ private:
+  Env* const base_ = Env::Default();
+};
+
+struct PollCost {
+  int64_t lists, listed, exists;
+};
+
+// What the second of two refreshes that find nothing new asks of the Env, on a live trial
+// (no end marker) where `workers` workers wrote `steps` steps and worker_0 one more step if
+// `worker_0_ahead`.
+PollCost IdlePollCost(int64_t steps, int64_t workers, bool worker_0_ahead) {
+  SyntheticTrial t;
+  std::vector<std::string> names;
+  for (int64_t w = 0; w < workers; ++w) names.push_back("worker_" + std::to_string(w));
+  t.WriteCollections(names, workers);
+  for (int64_t s = 0; s < steps; ++s) {
+    for (const std::string& w : names) t.WriteSimpleStep(s, w, Mode::kTrain, s);
+  }
+  if (worker_0_ahead) t.WriteSimpleStep(steps, "worker_0", Mode::kTrain, steps);
+  ListingCountingEnv env;
+  StatusOr<std::unique_ptr<Trial>> trial = Trial::Open(&env, t.root(), NoDelay());
+  EXPECT_TRUE(trial.ok()) << trial.status().ToString();
+  if (!trial.ok()) return {-1, -1, -1};
+  EXPECT_TRUE((*trial)->Refresh().ok());
+  env.Reset();
+  EXPECT_TRUE((*trial)->Refresh().ok());
+  EXPECT_EQ((*trial)->Steps(Mode::kGlobal, true).size(), static_cast<size_t>(steps + (worker_0_ahead ? 1 : 0)));
+  return {env.lists, env.listed, env.exists};
+}
+
+// Issue 16: an idle poll costs what is new, not what the trial holds: the same listing calls
+// returning the same entries (the collections files) after 5 steps as after 150 (it used to
+// re-list the whole index folder of the last step, 150 entries here, each poll).
+TEST(TrialCompletenessTest, IdlePollListsNothingOldWhateverTheTrialSize) {
+  const PollCost small = IdlePollCost(5, 1, false);
+  const PollCost large = IdlePollCost(150, 1, false);
+  EXPECT_EQ(large.lists, small.lists);
+  EXPECT_EQ(large.listed, small.listed);
+  EXPECT_EQ(large.exists, small.exists);
+  EXPECT_LE(large.lists, 3);
+  EXPECT_EQ(large.listed, 1) << "only the collections file";
+  EXPECT_EQ(large.exists, 1) << "the end marker";
+}
+
+// With several workers the straggler re-listing runs only while a step lacks a worker, and then
+// from that step on: bounded by the steps in flight, not by the trial.
+TEST(TrialCompletenessTest, IdlePollOfSeveralWorkersListsOnlyTheStepsInFlight) {
+  const PollCost complete_small = IdlePollCost(5, 2, false);
+  const PollCost complete_large = IdlePollCost(150, 2, false);
+  EXPECT_EQ(complete_large.listed, complete_small.listed);
+  EXPECT_EQ(complete_large.listed, 2) << "the two collections files";
+  const PollCost ahead_small = IdlePollCost(5, 2, true);
+  const PollCost ahead_large = IdlePollCost(150, 2, true);
+  EXPECT_EQ(ahead_large.lists, ahead_small.lists);
+  EXPECT_EQ(ahead_large.listed, ahead_small.listed);
+  EXPECT_EQ(ahead_large.listed, 3) << "the collections files and worker_0's file of the step in flight";
+}
+
 TEST(TrialCompletenessTest, RangeSteps) {
   SyntheticTrial t;
   t.WriteCollections({"worker_0"}, 1);

@@ -149,6 +149,10 @@ Status Walk(int dir_fd, const std::string& prefix, std::string_view start_after,
     return PathError(err, "list", root + "/" + prefix);
   }
   const int fd = ::dirfd(dir.get());
+  // In the folder that holds start_after's file, the files up to it are dropped as they are read
+  // (no string, no sort): polling a folder of many index files costs only what is new in it.
+  const bool filter = !start_after.empty() && start_after.starts_with(prefix);
+  const std::string_view rest = filter ? start_after.substr(prefix.size()) : std::string_view();
   std::vector<DirEntry> entries;
   while (true) {
     errno = 0;
@@ -170,7 +174,7 @@ Status Walk(int dir_fd, const std::string& prefix, std::string_view start_after,
     }
     if (is_dir) {
       entries.push_back({std::string(name) + "/", true});
-    } else if (is_file) {
+    } else if (is_file && !(filter && name <= rest)) {
       entries.push_back({std::string(name), false});
     }
   }

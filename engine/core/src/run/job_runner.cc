@@ -26,6 +26,7 @@
 #include "plugin/plugin_loader.h"
 #include "plugin/rule_instance.h"
 #include "run/condition_met_line.h"
+#include "run/end_marker_watch.h"
 #include "run/checkpoint.h"
 #include "run/job_report.h"
 #include "run/read_key.h"
@@ -120,6 +121,8 @@ struct JobRunner::Impl {
   std::unique_ptr<actions::ActionClient> action_client;  // created when a rule has actions
   std::vector<std::unique_ptr<RuleState>> rules;
   std::unique_ptr<StopSignal> stop;
+  // Ends idle waits when a local trial's end marker appears (the poll interval bounds the rest).
+  EndMarkerWatch end_marker_watch;
   std::unique_ptr<RuleIsolation> isolation;  // created by Setup, before any trial opens
   tbb::task_group prefetch_group;
   bool prefetch_running = false;
@@ -188,6 +191,7 @@ struct JobRunner::Impl {
     if (isolation) options.record_buffers = isolation->record_buffers();
     // Training may not have created the folder yet: waited for (WaitForCollections), not an error.
     if (IsMissingLocalFolder(path)) trial_env->AddPendingFolder(path);
+    end_marker_watch.Watch(path);  // before the first look for the marker, so none is missed
     auto trial = Trial::Open(trial_env.get(), path, options);
     if (!trial.ok()) return trial.status().WithContext("trial " + path);
     trial_paths.push_back(path);
@@ -225,7 +229,7 @@ struct JobRunner::Impl {
         }
       }
       if (PollIdleRules() && AllRulesDone()) return OkStatus();
-      if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return OkStatus();
+      if (end_marker_watch.SleepFor(*stop, std::chrono::milliseconds(config.poll_interval_ms))) return OkStatus();
       LITMUS_RETURN_IF_ERROR(RefreshTrial(trial));
     }
   }
@@ -620,7 +624,7 @@ struct JobRunner::Impl {
           }
           if (state == StepState::kNoMoreData) return StepOutcome::kNoMoreData;
           if (state == StepState::kUnavailable) return StepOutcome::kSkipped;
-          if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kInterrupted;
+          if (end_marker_watch.SleepFor(*stop, std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kInterrupted;
           JoinPrefetch();
           if (Status st = RefreshTrial(trial); !st.ok()) {
             *message = st.message();
@@ -632,7 +636,7 @@ struct JobRunner::Impl {
         // A record the index names that its event file does not hold yet (an upload on its way):
         // wait for it, as for the step; the trial turns it into DataLoss after its retry budget.
         while (!value.ok() && GetTrialError(value.status()) == TrialError::kStepNotYetAvailable) {
-          if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kInterrupted;
+          if (end_marker_watch.SleepFor(*stop, std::chrono::milliseconds(config.poll_interval_ms))) return StepOutcome::kInterrupted;
           JoinPrefetch();
           if (Status st = RefreshTrial(trial); !st.ok()) {
             *message = st.message();
@@ -1022,7 +1026,7 @@ struct JobRunner::Impl {
       progress->Waiting();
       MaybeWriteReports(false);
       MaybeCheckpoint(false);
-      if (stop->SleepFor(std::chrono::milliseconds(config.poll_interval_ms))) continue;
+      if (end_marker_watch.SleepFor(*stop, std::chrono::milliseconds(config.poll_interval_ms))) continue;
       JoinPrefetch();
       for (auto& trial : trials) {
         if (Status s = RefreshTrial(*trial); !s.ok()) {

@@ -67,19 +67,23 @@ bool StopSignal::StopFileSaysStop() {
 
 bool StopSignal::ShouldStop() { return SignalReceived() || StopFileSaysStop(); }
 
-bool StopSignal::SleepFor(std::chrono::milliseconds duration) {
+bool StopSignal::SleepFor(std::chrono::milliseconds duration, int wake_fd) {
   const auto deadline = std::chrono::steady_clock::now() + duration;
   while (!ShouldStop()) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     // Wake at least every 200 ms to look at the stop-signal file.
     const int wait_ms = static_cast<int>(std::min<int64_t>(left.count(), 200));
-    if (g_wake_pipe[0] >= 0) {
-      pollfd fd{g_wake_pipe[0], POLLIN, 0};
-      poll(&fd, 1, wait_ms);
-    } else {
+    pollfd fds[2];
+    nfds_t count = 0;
+    if (g_wake_pipe[0] >= 0) fds[count++] = {g_wake_pipe[0], POLLIN, 0};
+    if (wake_fd >= 0) fds[count++] = {wake_fd, POLLIN, 0};
+    if (count == 0) {
       usleep(static_cast<useconds_t>(wait_ms) * 1000);
+      continue;
     }
+    poll(fds, count, wait_ms);
+    if (wake_fd >= 0 && (fds[count - 1].revents & POLLIN) != 0) return ShouldStop();
   }
   return true;
 }

@@ -27,8 +27,9 @@ class StopSignal {
 
   // True if a signal arrived or the stop-signal file says so (checked at most every 200 ms).
   bool ShouldStop();
-  // Sleeps up to `duration`, returning early (true) when a stop is requested.
-  bool SleepFor(std::chrono::milliseconds duration);
+  // Sleeps up to `duration`, returning early (true) when a stop is requested, or (false) when
+  // `wake_fd` (if >= 0) becomes readable; the caller consumes what made it readable.
+  bool SleepFor(std::chrono::milliseconds duration, int wake_fd = -1);
   // Why the job stopped, for the message file and StatusDetails ("SIGTERM received", "stop
   // requested by the stop-signal file F").
   std::string Reason() const;

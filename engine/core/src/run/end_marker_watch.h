@@ -1,0 +1,37 @@
+// EndMarkerWatch: lets `litmus run`'s idle waits end as soon as the end-of-training marker
+// appears in a local trial (inotify on each local trial root), so a complete local trial ends
+// right after training_job_end.ts is renamed into place instead of at the next poll (issue 16:
+// end marker -> exit). S3 trials, and local folders that do not exist when the job starts, are
+// not watched: their waits end at the poll interval as before. Not thread-safe (the runner's
+// thread only).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "run/stop_signal.h"
+
+namespace litmus {
+
+class EndMarkerWatch {
+ public:
+  EndMarkerWatch() = default;
+  ~EndMarkerWatch();
+  EndMarkerWatch(const EndMarkerWatch&) = delete;
+  EndMarkerWatch& operator=(const EndMarkerWatch&) = delete;
+
+  // Watches the local folder `root` (s3:// paths and failures are ignored: polling still works).
+  void Watch(const std::string& root);
+
+  // Sleeps up to `duration` like stop.SleepFor, but returns (false) early once the end marker
+  // appeared in a watched root since the last call; true when a stop is requested.
+  bool SleepFor(StopSignal& stop, std::chrono::milliseconds duration);
+
+ private:
+  // Reads the pending events; true if one of them is the marker's arrival.
+  bool Drain();
+
+  int fd_ = -1;
+};
+
+}  // namespace litmus
