@@ -1,7 +1,8 @@
 // Trial (trial.h): discovery and refresh over an Env, collections, end-of-training handling, and
-// value/reduction/shape reads through the decoded-tensor cache. Bookkeeping lives in
-// TrialCatalog. Refresh() mutates; everything else only reads the catalog, and the read path's
-// shared state (open event files, TensorCache) is internally synchronized.
+// value/reduction/shape reads through the decoded-tensor cache (records decoded in place from
+// mapped event files where the Env maps them, RandomAccessFile::Mapped; else read). Bookkeeping
+// lives in TrialCatalog. Refresh() mutates; everything else only reads the catalog, and the read
+// path's shared state (open and mapped event files, TensorCache) is internally synchronized.
 #include "litmus/engine/trial.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_for_each.h>
 #include <tbb/task_group.h>
@@ -38,6 +40,16 @@ constexpr size_t kShiftedReadMinBytes = 64 << 10;
 constexpr size_t kMaxAlignment = 16;
 // Event files kept open for reads (each is one step of one worker; bound the descriptors).
 constexpr size_t kMaxOpenEventFiles = 256;
+// Mapped event files (RandomAccessFile::Mapped) kept: many more than open descriptors (a mapping
+// needs none), since reading one tensor at every step (Python's values(steps)) visits every
+// file of the trial once per tensor. Bounded by count and by mapped bytes: the pages read
+// through a mapping count as the process's resident memory (shared, clean file pages that the
+// kernel reclaims like any page cache) for as long as it is kept.
+constexpr size_t kMaxMappedEventFiles = 4096;
+constexpr uint64_t kMaxMappedBytes = uint64_t{2} << 30;
+// Smaller event files are read with Read(): for a few kilobytes, a read costs less than mapping
+// and unmapping (and the page faults in between).
+constexpr uint64_t kMinMappedFileBytes = 64 << 10;
 
 std::string StepText(int64_t step, Mode mode) {
   return "step " + std::to_string(step) + " (" + std::string(ModeName(mode)) + ")";
@@ -77,6 +89,50 @@ class OpenFileCache {
   std::mutex mu_;
   std::list<std::string> lru_;  // most recently used first
   std::unordered_map<std::string, std::pair<std::shared_ptr<RandomAccessFile>, std::list<std::string>::iterator>> map_;
+};
+
+// Thread-safe LRU of event files' mappings by path, and of files not mapped (too small, or the
+// Env cannot map them; remembered with their size then, so that a read does not ask again until
+// the file has grown). The mappings outlive the open files: a file closed by OpenFileCache stays
+// mapped here, and a mapping dropped here stays valid for the tensors that still view it.
+class MappingCache {
+ public:
+  struct Entry {
+    std::optional<FileMapping> mapping;  // nullopt: not mapped
+    uint64_t size = 0;                   // of the mapping, or of the file when it was not mapped
+  };
+
+  std::optional<Entry> Find(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = map_.find(path);
+    if (it == map_.end()) return std::nullopt;
+    lru_.splice(lru_.begin(), lru_, it->second.second);
+    return it->second.first;
+  }
+
+  void Insert(const std::string& path, Entry entry) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (const auto it = map_.find(path); it != map_.end()) Erase(it);
+    if (entry.mapping) mapped_bytes_ += entry.size;
+    lru_.push_front(path);
+    map_.emplace(path, std::make_pair(std::move(entry), lru_.begin()));
+    while (map_.size() > kMaxMappedEventFiles || (mapped_bytes_ > kMaxMappedBytes && map_.size() > 1)) {
+      Erase(map_.find(lru_.back()));
+    }
+  }
+
+ private:
+  using Map = std::unordered_map<std::string, std::pair<Entry, std::list<std::string>::iterator>>;
+  void Erase(Map::iterator it) {
+    if (it->second.first.mapping) mapped_bytes_ -= it->second.first.size;
+    lru_.erase(it->second.second);
+    map_.erase(it);
+  }
+
+  std::mutex mu_;
+  std::list<std::string> lru_;  // most recently used first
+  Map map_;
+  uint64_t mapped_bytes_ = 0;
 };
 
 }  // namespace
@@ -203,6 +259,12 @@ struct Trial::Impl {
   // Reads the records wanted[first, last) with one read spanning them all and caches each one;
   // on any failure it caches nothing (Value() reads them one by one and reports).
   void ReadRun(const std::string& path, const RandomAccessFile& file, std::span<const Wanted> run) const;
+  // The mapping of event file `path` if it can be mapped and covers [start, start + length):
+  // then records are decoded where they lie. Otherwise (no mapping; a file too short for the
+  // record, e.g. still growing or damaged) nullopt, and the caller reads with Read(), which
+  // reports a short file as before. Not with options.record_buffers: records must then be
+  // copied into those buffers (the isolation arena) anyway.
+  std::optional<FileMapping> MappingFor(const std::string& path, uint64_t start, uint64_t length) const;
   // A buffer for `size` bytes of records: options.record_buffers, else the heap.
   std::shared_ptr<std::byte[]> AllocateRecordBuffer(size_t size) const {
     if (options.record_buffers) return options.record_buffers->Allocate(size);
@@ -244,6 +306,7 @@ struct Trial::Impl {
 
   mutable TensorCache cache;
   mutable OpenFileCache files;
+  mutable MappingCache mappings;
 
   // TensorNamesInCollection's results, computed when the catalog knew `known_tensors` names.
   struct Members {
@@ -453,6 +516,26 @@ bool Trial::Impl::SomethingPending() const {
   return last && *last > catalog.last_complete_step();
 }
 
+std::optional<FileMapping> Trial::Impl::MappingFor(const std::string& path, uint64_t start, uint64_t length) const {
+  if (options.record_buffers) return std::nullopt;
+  const auto covers = [&](uint64_t size) { return start <= size && length <= size - start; };
+  std::optional<MappingCache::Entry> known = mappings.Find(path);
+  if (known && covers(known->size)) return known->mapping;
+  // Unknown, or the record lies beyond what was known of the file: look at the file as it is now.
+  StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
+  if (!file.ok()) return std::nullopt;
+  const StatusOr<uint64_t> size = (*file)->Size();
+  if (!size.ok()) return std::nullopt;
+  MappingCache::Entry entry{std::nullopt, *size};
+  if (*size >= kMinMappedFileBytes) {
+    entry.mapping = (*file)->Mapped();
+    if (entry.mapping) entry.size = entry.mapping->bytes.size();
+  }
+  mappings.Insert(path, entry);
+  if (!covers(entry.size)) return std::nullopt;
+  return entry.mapping;
+}
+
 StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step,
                                       const internal::CatalogEntry& entry, const Record& location) const {
   return cache.GetOrLoad(location.key, [&]() -> StatusOr<TensorPtr> {
@@ -461,6 +544,11 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
       return DataLossError(path + ": index length " + std::to_string(location.length) + " of '" +
                            std::string(location.name) + "' at offset " + std::to_string(location.start_idx) +
                            " exceeds the largest possible record");
+    }
+    if (const std::optional<FileMapping> mapped = MappingFor(path, location.start_idx, location.length)) {
+      const std::span<const std::byte> record =
+          mapped->bytes.subspan(static_cast<size_t>(location.start_idx), static_cast<size_t>(location.length));
+      return DecodeMappedTensorRecord(mapped->owner, record, path, location.start_idx, location.name);
     }
     StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
     if (!file.ok()) {
@@ -531,8 +619,43 @@ void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted
     ReportDecoded(w, *value);
   };
   const std::string path = Env::JoinPath(root, event_file);
+  if (wanted.size() == 1) {
+    read_alone(wanted.front());
+    return;
+  }
+  // A mapped file: every record is decoded where it lies, in parallel; nothing to coalesce.
+  uint64_t first_start = UINT64_MAX;
+  uint64_t last_end = 0;
+  for (const Wanted& w : wanted) {
+    first_start = std::min(first_start, w.entry->start_idx);
+    last_end = std::max(last_end, w.entry->start_idx + std::min(w.entry->length, kMaxRecordLength));
+  }
+  if (const std::optional<FileMapping> mapped = MappingFor(path, first_start, last_end - first_start)) {
+    const uint64_t size = mapped->bytes.size();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, wanted.size()), [&](const tbb::blocked_range<size_t>& range) {
+      std::vector<std::pair<TensorCache::Key, TensorPtr>> decoded;
+      decoded.reserve(range.size());
+      for (size_t i = range.begin(); i != range.end(); ++i) {
+        const Wanted& w = wanted[i];
+        const internal::CatalogEntry& entry = *w.entry;
+        if (entry.length > kMaxRecordLength || entry.start_idx > size || entry.length > size - entry.start_idx) {
+          read_alone(w);  // (reports through the ordinary path)
+          continue;
+        }
+        const std::span<const std::byte> record =
+            mapped->bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
+        StatusOr<TensorPtr> tensor = DecodeMappedTensorRecord(mapped->owner, record, path, entry.start_idx, w.name);
+        if (!tensor.ok()) continue;  // (Value() reads it again and reports)
+        ComputeReductions(**tensor, w.reductions);
+        ReportDecoded(w, *tensor);
+        decoded.emplace_back(w.key, *std::move(tensor));
+      }
+      cache.InsertAll(decoded);
+    });
+    return;
+  }
   StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
-  if (!file.ok() || wanted.size() == 1) {
+  if (!file.ok()) {
     for (const Wanted& w : wanted) read_alone(w);
     return;
   }
