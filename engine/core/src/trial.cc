@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -21,6 +22,8 @@
 #include <tbb/task_group.h>
 
 #include "collections_parser.h"
+#include "litmus/format/event_codec.h"
+#include "litmus/format/tfrecord.h"
 #include "index_parser.h"
 #include "litmus/engine/reductions.h"
 #include "python_regex.h"
@@ -920,6 +923,54 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
   }
   tbb::parallel_for_each(by_file.begin(), by_file.end(),
                          [this](auto& file) { impl_->PrefetchFile(std::string(file.first), file.second); });
+}
+
+std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int64_t> steps, Mode mode, DType dtype,
+                                      const std::vector<int64_t>& shape, std::span<std::byte> out) const {
+  std::vector<Status> statuses(steps.size());
+  if (steps.empty()) return statuses;
+  const size_t each = out.size() / steps.size();
+  const auto mismatch = [&](int64_t step) {
+    return InvalidArgumentError("tensor '" + std::string(name) + "' at " + StepText(step, mode) +
+                                ": not of the dtype and shape of the others");
+  };
+  // Through Value(): the cache, reads, and every error exactly as Value() reports it.
+  const auto copy_value = [&](size_t i) {
+    StatusOr<TensorPtr> value = Value(name, steps[i], mode);
+    if (!value.ok()) return value.status();
+    const Tensor& t = **value;
+    if (t.is_string() || t.dtype() != dtype || t.shape() != shape || t.bytes().size() != each) return mismatch(steps[i]);
+    if (each != 0) std::memcpy(out.data() + i * each, t.bytes().data(), each);
+    return OkStatus();
+  };
+  // In place from a mapped file: a tensor_content record of the expected dtype and shape, with
+  // the same framing and CRC checks as decoding; anything else takes the Value() path.
+  const auto copy_mapped = [&](size_t i) -> bool {
+    StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, steps[i], mode, std::nullopt);
+    if (!resolved.ok() || !resolved->entry->has_location()) return false;
+    const internal::CatalogEntry& entry = *resolved->entry;
+    if (entry.length > kMaxRecordLength) return false;
+    const std::string path = Env::JoinPath(impl_->root, *entry.file->event_file);
+    const std::optional<FileMapping> mapped = impl_->MappingFor(path, entry.start_idx, entry.length);
+    if (!mapped) return false;
+    const std::span<const std::byte> record =
+        mapped->bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
+    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, path, entry.start_idx);
+    if (!framed.ok()) return false;
+    const StatusOr<EventView> event = DecodeEvent(framed->payload);
+    if (!event.ok() || !event->has_tensor || DTypeFromProto(event->raw_dtype) != dtype || event->shape != shape ||
+        event->content.size() != each || each == 0) {
+      return false;
+    }
+    std::memcpy(out.data() + i * each, event->content.data(), each);
+    return true;
+  };
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, steps.size()), [&](const tbb::blocked_range<size_t>& range) {
+    for (size_t i = range.begin(); i != range.end(); ++i) {
+      if (!copy_mapped(i)) statuses[i] = copy_value(i);
+    }
+  });
+  return statuses;
 }
 
 void Trial::Release(const std::vector<StepTensor>& keys) const {

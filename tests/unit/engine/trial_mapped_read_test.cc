@@ -1,7 +1,7 @@
 // Trial reads from mapped event files (RandomAccessFile::Mapped, LocalEnv's mmap): the values
 // equal those of the Read() path (an Env that does not map), aligned or not; a damaged record
 // and a short file give the same errors as before; a file that grows while it is mapped is
-// mapped again and its new records are read.
+// mapped again and its new records are read; Trial::CopyValues copies what Value() gives.
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -224,6 +224,48 @@ TEST(TrialMappedReadTest, GrowingFileIsMappedAgain) {
   ExpectValue(*trial, tensors[5], 0);
   EXPECT_EQ(env.event_file_reads(), reads_before) << "the grown file is mapped again, not read";
   for (const SyntheticTensor& tensor : tensors) ExpectValue(*trial, tensor, 0);
+}
+
+// CopyValues (Python's values(steps)): the bytes Value() gives, step after step, whether the
+// records are copied from a mapping or through Value(); per step the error Value() gives; a value
+// of another shape is InvalidArgument.
+TEST(TrialMappedReadTest, CopyValuesCopiesWhatValueGives) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  for (int64_t step = 0; step < 4; ++step) t.WriteStep(step, "worker_0", Mode::kTrain, step, Tensors(step));
+  // Step 4: tensor "a" with another shape; step 5: "a" missing from its (short) event file.
+  std::vector<SyntheticTensor> odd = Tensors(4);
+  odd[0].values.resize(10);
+  t.WriteStep(4, "worker_0", Mode::kTrain, 4, odd);
+  t.WriteStep(5, "worker_0", Mode::kTrain, 5, Tensors(5));
+  std::filesystem::resize_file(t.dir().path() / layout::EventFilePath(5, "worker_0"), 100);
+  t.WriteEndMarker();
+  for (const bool map : {true, false}) {
+    LocalFilesEnv env(map);
+    std::unique_ptr<Trial> trial = Open(&env, t.root());
+    ASSERT_NE(trial, nullptr);
+    const std::vector<int64_t> steps = {3, 0, 2, 1};
+    for (int tensor = 0; tensor < 6; ++tensor) {
+      const std::string name = Tensors(0)[static_cast<size_t>(tensor)].name;
+      std::vector<float> out(7000 * steps.size(), -1.0f);
+      const std::vector<Status> statuses =
+          trial->CopyValues(name, steps, Mode::kGlobal, DType::kFloat32, {7000}, std::as_writable_bytes(std::span(out)));
+      ASSERT_EQ(statuses.size(), steps.size());
+      for (size_t i = 0; i < steps.size(); ++i) {
+        EXPECT_TRUE(statuses[i].ok()) << name << " at " << steps[i] << ": " << statuses[i].ToString();
+        const std::vector<float> expected = Tensors(steps[i])[static_cast<size_t>(tensor)].values;
+        EXPECT_EQ(std::memcmp(out.data() + i * 7000, expected.data(), 7000 * sizeof(float)), 0) << name << " " << i;
+      }
+    }
+    EXPECT_EQ(env.event_file_reads() == 0, map) << "mapped records are copied in place";
+    std::vector<float> out(7000 * 3);
+    const std::vector<Status> statuses = trial->CopyValues("a", std::vector<int64_t>{1, 4, 5}, Mode::kGlobal,
+                                                           DType::kFloat32, {7000}, std::as_writable_bytes(std::span(out)));
+    LITMUS_EXPECT_OK(statuses[0]);
+    EXPECT_EQ(statuses[1].code(), StatusCode::kInvalidArgument) << statuses[1].ToString();
+    EXPECT_EQ(statuses[2].ToString(), trial->Value("a", 5).status().ToString());
+    EXPECT_EQ(statuses[2].code(), StatusCode::kDataLoss) << statuses[2].ToString();
+  }
 }
 
 }  // namespace
