@@ -102,6 +102,9 @@ class PyTrial : public std::enable_shared_from_this<PyTrial> {
   PyTrial(std::string path, std::optional<std::pair<int64_t, int64_t>> range_steps, double refresh_interval_s)
       : path_(aws::NormalizeTrialPath(std::move(path))), refresh_interval_s_(refresh_interval_s) {
     TrialOptions options = TrialOptions::FromEnvironment();
+    // Notebooks read one tensor at every step, then the next: each event file is visited once
+    // per tensor, which mapped files serve without reopening them (Trial::CopyValues).
+    options.map_event_files = true;
     if (range_steps) {
       options.range_begin = range_steps->first;
       options.range_end = range_steps->second;

@@ -265,8 +265,9 @@ struct Trial::Impl {
   // The mapping of event file `path` if it can be mapped and covers [start, start + length):
   // then records are decoded where they lie. Otherwise (no mapping; a file too short for the
   // record, e.g. still growing or damaged) nullopt, and the caller reads with Read(), which
-  // reports a short file as before. Not with options.record_buffers: records must then be
-  // copied into those buffers (the isolation arena) anyway.
+  // reports a short file as before. Only with options.map_event_files, and not with
+  // options.record_buffers: records must then be copied into those buffers (the isolation
+  // arena) anyway.
   std::optional<FileMapping> MappingFor(const std::string& path, uint64_t start, uint64_t length) const;
   // A buffer for `size` bytes of records: options.record_buffers, else the heap.
   std::shared_ptr<std::byte[]> AllocateRecordBuffer(size_t size) const {
@@ -520,7 +521,7 @@ bool Trial::Impl::SomethingPending() const {
 }
 
 std::optional<FileMapping> Trial::Impl::MappingFor(const std::string& path, uint64_t start, uint64_t length) const {
-  if (options.record_buffers) return std::nullopt;
+  if (!options.map_event_files || options.record_buffers) return std::nullopt;
   const auto covers = [&](uint64_t size) { return start <= size && length <= size - start; };
   std::optional<MappingCache::Entry> known = mappings.Find(path);
   if (known && covers(known->size)) return known->mapping;

@@ -69,6 +69,7 @@ class LocalFilesEnv : public Env {
 std::unique_ptr<Trial> Open(Env* env, const std::string& root) {
   TrialOptions options;
   options.training_end_delay_refresh_s = 0;
+  options.map_event_files = true;
   StatusOr<std::unique_ptr<Trial>> trial = Trial::Open(env, root, options);
   EXPECT_TRUE(trial.ok()) << trial.status().ToString();
   return trial.ok() ? std::move(trial).value() : nullptr;
