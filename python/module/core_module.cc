@@ -102,6 +102,9 @@ class PyTrial : public std::enable_shared_from_this<PyTrial> {
   PyTrial(std::string path, std::optional<std::pair<int64_t, int64_t>> range_steps, double refresh_interval_s)
       : path_(aws::NormalizeTrialPath(std::move(path))), refresh_interval_s_(refresh_interval_s) {
     TrialOptions options = TrialOptions::FromEnvironment();
+    // Notebooks read one tensor at every step, then the next: each event file is visited once
+    // per tensor, which mapped files serve without reopening them (Trial::CopyValues).
+    options.map_event_files = true;
     if (range_steps) {
       options.range_begin = range_steps->first;
       options.range_end = range_steps->second;
@@ -370,6 +373,30 @@ py::array Stack(const std::string& name, const std::vector<int64_t>& steps, cons
   return out;
 }
 
+// values(steps) of the default worker: the first value gives the dtype and shape, then every
+// step is copied straight into the array (Trial::CopyValues, GIL released). Any step that does
+// not copy takes the value-by-value path, which raises what it always raised.
+py::array StackValues(PyTrial& t, const std::string& name, const std::vector<int64_t>& steps, Mode mode,
+                      const std::optional<std::string>& worker) {
+  if (steps.empty() || worker) return Stack(name, steps, t.Values(name, steps, mode, worker));
+  const TensorPtr first = t.Value(name, steps.front(), mode, worker);
+  if (first->is_string()) return Stack(name, steps, t.Values(name, steps, mode, worker));
+  std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(steps.size())};
+  shape.insert(shape.end(), first->shape().begin(), first->shape().end());
+  py::array out(py::dtype(std::string(DTypeName(first->dtype()))), shape);
+  const std::span<std::byte> bytes(static_cast<std::byte*>(out.mutable_data()), first->bytes().size() * steps.size());
+  std::vector<Status> statuses;
+  {
+    py::gil_scoped_release nogil;
+    std::shared_lock lock(t.mu());
+    statuses = t.trial().CopyValues(name, steps, mode, first->dtype(), first->shape(), bytes);
+  }
+  for (const Status& s : statuses) {
+    if (!s.ok()) return Stack(name, steps, t.Values(name, steps, mode, worker));
+  }
+  return out;
+}
+
 std::string TrialRepr(const PyTrial& t) { return "<litmus.Trial '" + t.path() + "'>"; }
 
 }  // namespace
@@ -438,7 +465,7 @@ PYBIND11_MODULE(_core, m) {
               return out;
             }
             const auto list = step_list.cast<std::vector<int64_t>>();
-            return Stack(t.name, list, t.trial->Values(t.name, list, m, ToWorker(worker)));
+            return StackValues(*t.trial, t.name, list, m, ToWorker(worker));
           },
           py::arg("steps") = py::none(), py::arg("mode") = py::none(), py::arg("worker") = py::none(),
           "values(steps): one array of shape (len(steps), *shape) with the values at those steps, read "
@@ -833,18 +860,23 @@ PYBIND11_MODULE(_core, m) {
           "_read_all_cpp",
           [](PyTrial& t) {
             // Benchmark baseline (bench/python_bench.py): every raw value of every tensor read by
-            // the C++ reader alone, as Tensor.values(steps) reads them, with no Python objects.
+            // the C++ reader alone, as Tensor.values(steps) reads them (Trial::CopyValues into
+            // one buffer per tensor), with no Python objects.
             py::gil_scoped_release nogil;
             std::shared_lock lock(t.mu());
             const Trial& trial = t.trial();
             uint64_t bytes = 0;
+            std::vector<std::byte> buffer;
             for (const std::string& name : trial.TensorNames()) {
               const std::vector<int64_t> steps = trial.TensorSteps(name);
-              std::vector<Trial::StepTensor> keys;
-              for (int64_t s : steps) keys.emplace_back(name, s);
-              trial.Prefetch(keys);
-              for (int64_t s : steps) {
-                if (auto v = trial.Value(name, s); v.ok()) bytes += (*v)->bytes().size();
+              if (steps.empty()) continue;
+              const StatusOr<TensorPtr> first = trial.Value(name, steps.front());
+              if (!first.ok() || (*first)->is_string()) continue;
+              buffer.resize((*first)->bytes().size() * steps.size());
+              const std::vector<Status> copied =
+                  trial.CopyValues(name, steps, Mode::kGlobal, (*first)->dtype(), (*first)->shape(), buffer);
+              for (const Status& s : copied) {
+                if (s.ok()) bytes += (*first)->bytes().size();
               }
             }
             return bytes;

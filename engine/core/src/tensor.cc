@@ -1,5 +1,6 @@
 // Tensor accessors and DecodeTensorRecord: framed record -> Event -> TensorProto -> Tensor, keeping
-// numeric data inside the record buffer (zero copy when aligned, one memmove otherwise).
+// numeric data inside the record buffer (zero copy when aligned, one memmove otherwise; for a
+// read-only mapped file, zero copy when aligned, one copy to the heap otherwise).
 // Pure functions over their arguments; thread-safe.
 #include "litmus/engine/tensor.h"
 
@@ -286,10 +287,14 @@ StatusOr<TensorPtr> DecodeTensorRecord(ByteBuffer record, std::string_view file_
                             expected_tag, tag_mismatch);
 }
 
-StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::span<std::byte> record,
-                                       std::string_view file_name, uint64_t file_offset,
-                                       std::string_view expected_tag, bool* tag_mismatch,
-                                       size_t* content_offset) {
+namespace {
+
+// DecodeTensorRecord and DecodeMappedTensorRecord: `record` lies in storage kept alive by
+// `owner`; `writable` says whether misaligned content may be moved inside it (else it is copied
+// out to the heap).
+StatusOr<TensorPtr> DecodeRecord(std::shared_ptr<const void> owner, std::span<const std::byte> record, bool writable,
+                                 std::string_view file_name, uint64_t file_offset, std::string_view expected_tag,
+                                 bool* tag_mismatch, size_t* content_offset) {
   if (tag_mismatch != nullptr) *tag_mismatch = false;
   if (content_offset != nullptr) *content_offset = 0;
   // The error prefix is built only when there is an error (this runs once per tensor read).
@@ -348,18 +353,19 @@ StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::
     // Everything needed from the view (shape) is owned by `ev`; the content may now move. The
     // content follows at least the 12 bytes of framing inside the record, and item <= 16, so
     // the aligned address below it is inside the record except for a pathological slice.
-    std::byte* const begin = record.data();
-    std::byte* data = begin + (ev.content.data() - begin);
+    const std::byte* const begin = record.data();
+    const std::byte* data = ev.content.data();
     if (content_offset != nullptr) *content_offset = static_cast<size_t>(data - begin);
     if (const uintptr_t misalignment = reinterpret_cast<uintptr_t>(data) % item; misalignment != 0) {
-      std::byte* const aligned = data - misalignment;
-      if (aligned < begin) {
+      const std::byte* const aligned = data - misalignment;
+      if (!writable || aligned < begin) {
         ByteBuffer copy = ByteBuffer::Allocate(ev.content.size());
         std::memcpy(copy.data.get(), data, ev.content.size());
         const std::span<const std::byte> bytes = std::as_const(copy).span();
         return std::make_shared<const Tensor>(dtype, std::move(ev.shape), bytes, Share(std::move(copy)));
       }
-      std::memmove(aligned, data, ev.content.size());
+      // (writable: the caller handed this storage over as mutable; see DecodeTensorRecord.)
+      std::memmove(const_cast<std::byte*>(aligned), data, ev.content.size());
       data = aligned;
     }
     const std::span<const std::byte> bytes(data, ev.content.size());
@@ -375,6 +381,23 @@ StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::
                           ExpandValField(dtype, vf, ev.packed_vals, elements, where()));
   const std::span<const std::byte> bytes = std::as_const(expanded).span();
   return std::make_shared<const Tensor>(dtype, std::move(ev.shape), bytes, Share(std::move(expanded)));
+}
+
+}  // namespace
+
+StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::span<std::byte> record,
+                                       std::string_view file_name, uint64_t file_offset,
+                                       std::string_view expected_tag, bool* tag_mismatch,
+                                       size_t* content_offset) {
+  return DecodeRecord(std::move(owner), record, /*writable=*/true, file_name, file_offset, expected_tag,
+                      tag_mismatch, content_offset);
+}
+
+StatusOr<TensorPtr> DecodeMappedTensorRecord(std::shared_ptr<const void> owner, std::span<const std::byte> record,
+                                             std::string_view file_name, uint64_t file_offset,
+                                             std::string_view expected_tag, bool* tag_mismatch) {
+  return DecodeRecord(std::move(owner), record, /*writable=*/false, file_name, file_offset, expected_tag,
+                      tag_mismatch, nullptr);
 }
 
 }  // namespace litmus

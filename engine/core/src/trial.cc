@@ -1,7 +1,8 @@
 // Trial (trial.h): discovery and refresh over an Env, collections, end-of-training handling, and
-// value/reduction/shape reads through the decoded-tensor cache. Bookkeeping lives in
-// TrialCatalog. Refresh() mutates; everything else only reads the catalog, and the read path's
-// shared state (open event files, TensorCache) is internally synchronized.
+// value/reduction/shape reads through the decoded-tensor cache (records decoded in place from
+// mapped event files where the Env maps them, RandomAccessFile::Mapped; else read). Bookkeeping
+// lives in TrialCatalog. Refresh() mutates; everything else only reads the catalog, and the read
+// path's shared state (open and mapped event files, TensorCache) is internally synchronized.
 #include "litmus/engine/trial.h"
 
 #include <algorithm>
@@ -9,16 +10,20 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <list>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_for_each.h>
 #include <tbb/task_group.h>
 
 #include "collections_parser.h"
+#include "litmus/format/event_codec.h"
+#include "litmus/format/tfrecord.h"
 #include "index_parser.h"
 #include "litmus/engine/reductions.h"
 #include "python_regex.h"
@@ -38,6 +43,16 @@ constexpr size_t kShiftedReadMinBytes = 64 << 10;
 constexpr size_t kMaxAlignment = 16;
 // Event files kept open for reads (each is one step of one worker; bound the descriptors).
 constexpr size_t kMaxOpenEventFiles = 256;
+// Mapped event files (RandomAccessFile::Mapped) kept: many more than open descriptors (a mapping
+// needs none), since reading one tensor at every step (Python's values(steps)) visits every
+// file of the trial once per tensor. Bounded by count and by mapped bytes: the pages read
+// through a mapping count as the process's resident memory (shared, clean file pages that the
+// kernel reclaims like any page cache) for as long as it is kept.
+constexpr size_t kMaxMappedEventFiles = 4096;
+constexpr uint64_t kMaxMappedBytes = uint64_t{2} << 30;
+// Smaller event files are read with Read(): for a few kilobytes, a read costs less than mapping
+// and unmapping (and the page faults in between).
+constexpr uint64_t kMinMappedFileBytes = 64 << 10;
 
 std::string StepText(int64_t step, Mode mode) {
   return "step " + std::to_string(step) + " (" + std::string(ModeName(mode)) + ")";
@@ -77,6 +92,50 @@ class OpenFileCache {
   std::mutex mu_;
   std::list<std::string> lru_;  // most recently used first
   std::unordered_map<std::string, std::pair<std::shared_ptr<RandomAccessFile>, std::list<std::string>::iterator>> map_;
+};
+
+// Thread-safe LRU of event files' mappings by path, and of files not mapped (too small, or the
+// Env cannot map them; remembered with their size then, so that a read does not ask again until
+// the file has grown). The mappings outlive the open files: a file closed by OpenFileCache stays
+// mapped here, and a mapping dropped here stays valid for the tensors that still view it.
+class MappingCache {
+ public:
+  struct Entry {
+    std::optional<FileMapping> mapping;  // nullopt: not mapped
+    uint64_t size = 0;                   // of the mapping, or of the file when it was not mapped
+  };
+
+  std::optional<Entry> Find(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = map_.find(path);
+    if (it == map_.end()) return std::nullopt;
+    lru_.splice(lru_.begin(), lru_, it->second.second);
+    return it->second.first;
+  }
+
+  void Insert(const std::string& path, Entry entry) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (const auto it = map_.find(path); it != map_.end()) Erase(it);
+    if (entry.mapping) mapped_bytes_ += entry.size;
+    lru_.push_front(path);
+    map_.emplace(path, std::make_pair(std::move(entry), lru_.begin()));
+    while (map_.size() > kMaxMappedEventFiles || (mapped_bytes_ > kMaxMappedBytes && map_.size() > 1)) {
+      Erase(map_.find(lru_.back()));
+    }
+  }
+
+ private:
+  using Map = std::unordered_map<std::string, std::pair<Entry, std::list<std::string>::iterator>>;
+  void Erase(Map::iterator it) {
+    if (it->second.first.mapping) mapped_bytes_ -= it->second.first.size;
+    lru_.erase(it->second.second);
+    map_.erase(it);
+  }
+
+  std::mutex mu_;
+  std::list<std::string> lru_;  // most recently used first
+  Map map_;
+  uint64_t mapped_bytes_ = 0;
 };
 
 }  // namespace
@@ -203,6 +262,13 @@ struct Trial::Impl {
   // Reads the records wanted[first, last) with one read spanning them all and caches each one;
   // on any failure it caches nothing (Value() reads them one by one and reports).
   void ReadRun(const std::string& path, const RandomAccessFile& file, std::span<const Wanted> run) const;
+  // The mapping of event file `path` if it can be mapped and covers [start, start + length):
+  // then records are decoded where they lie. Otherwise (no mapping; a file too short for the
+  // record, e.g. still growing or damaged) nullopt, and the caller reads with Read(), which
+  // reports a short file as before. Only with options.map_event_files, and not with
+  // options.record_buffers: records must then be copied into those buffers (the isolation
+  // arena) anyway.
+  std::optional<FileMapping> MappingFor(const std::string& path, uint64_t start, uint64_t length) const;
   // A buffer for `size` bytes of records: options.record_buffers, else the heap.
   std::shared_ptr<std::byte[]> AllocateRecordBuffer(size_t size) const {
     if (options.record_buffers) return options.record_buffers->Allocate(size);
@@ -250,6 +316,7 @@ struct Trial::Impl {
 
   mutable TensorCache cache;
   mutable OpenFileCache files;
+  mutable MappingCache mappings;
 
   // TensorNamesInCollection's results, computed when the catalog knew `known_tensors` names.
   struct Members {
@@ -477,6 +544,26 @@ bool Trial::Impl::SomethingPending() const {
   return last && *last > catalog.last_complete_step();
 }
 
+std::optional<FileMapping> Trial::Impl::MappingFor(const std::string& path, uint64_t start, uint64_t length) const {
+  if (!options.map_event_files || options.record_buffers) return std::nullopt;
+  const auto covers = [&](uint64_t size) { return start <= size && length <= size - start; };
+  std::optional<MappingCache::Entry> known = mappings.Find(path);
+  if (known && covers(known->size)) return known->mapping;
+  // Unknown, or the record lies beyond what was known of the file: look at the file as it is now.
+  StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
+  if (!file.ok()) return std::nullopt;
+  const StatusOr<uint64_t> size = (*file)->Size();
+  if (!size.ok()) return std::nullopt;
+  MappingCache::Entry entry{std::nullopt, *size};
+  if (*size >= kMinMappedFileBytes) {
+    entry.mapping = (*file)->Mapped();
+    if (entry.mapping) entry.size = entry.mapping->bytes.size();
+  }
+  mappings.Insert(path, entry);
+  if (!covers(entry.size)) return std::nullopt;
+  return entry.mapping;
+}
+
 StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step,
                                       const internal::CatalogEntry& entry, const Record& location) const {
   return cache.GetOrLoad(location.key, [&]() -> StatusOr<TensorPtr> {
@@ -485,6 +572,11 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
       return DataLossError(path + ": index length " + std::to_string(location.length) + " of '" +
                            std::string(location.name) + "' at offset " + std::to_string(location.start_idx) +
                            " exceeds the largest possible record");
+    }
+    if (const std::optional<FileMapping> mapped = MappingFor(path, location.start_idx, location.length)) {
+      const std::span<const std::byte> record =
+          mapped->bytes.subspan(static_cast<size_t>(location.start_idx), static_cast<size_t>(location.length));
+      return DecodeMappedTensorRecord(mapped->owner, record, path, location.start_idx, location.name);
     }
     StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
     if (!file.ok()) {
@@ -555,8 +647,43 @@ void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted
     ReportDecoded(w, *value);
   };
   const std::string path = Env::JoinPath(root, event_file);
+  if (wanted.size() == 1) {
+    read_alone(wanted.front());
+    return;
+  }
+  // A mapped file: every record is decoded where it lies, in parallel; nothing to coalesce.
+  uint64_t first_start = UINT64_MAX;
+  uint64_t last_end = 0;
+  for (const Wanted& w : wanted) {
+    first_start = std::min(first_start, w.entry->start_idx);
+    last_end = std::max(last_end, w.entry->start_idx + std::min(w.entry->length, kMaxRecordLength));
+  }
+  if (const std::optional<FileMapping> mapped = MappingFor(path, first_start, last_end - first_start)) {
+    const uint64_t size = mapped->bytes.size();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, wanted.size()), [&](const tbb::blocked_range<size_t>& range) {
+      std::vector<std::pair<TensorCache::Key, TensorPtr>> decoded;
+      decoded.reserve(range.size());
+      for (size_t i = range.begin(); i != range.end(); ++i) {
+        const Wanted& w = wanted[i];
+        const internal::CatalogEntry& entry = *w.entry;
+        if (entry.length > kMaxRecordLength || entry.start_idx > size || entry.length > size - entry.start_idx) {
+          read_alone(w);  // (reports through the ordinary path)
+          continue;
+        }
+        const std::span<const std::byte> record =
+            mapped->bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
+        StatusOr<TensorPtr> tensor = DecodeMappedTensorRecord(mapped->owner, record, path, entry.start_idx, w.name);
+        if (!tensor.ok()) continue;  // (Value() reads it again and reports)
+        ComputeReductions(**tensor, w.reductions);
+        ReportDecoded(w, *tensor);
+        decoded.emplace_back(w.key, *std::move(tensor));
+      }
+      cache.InsertAll(decoded);
+    });
+    return;
+  }
   StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
-  if (!file.ok() || wanted.size() == 1) {
+  if (!file.ok()) {
     for (const Wanted& w : wanted) read_alone(w);
     return;
   }
@@ -836,6 +963,54 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
   }
   tbb::parallel_for_each(by_file.begin(), by_file.end(),
                          [this](auto& file) { impl_->PrefetchFile(std::string(file.first), file.second); });
+}
+
+std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int64_t> steps, Mode mode, DType dtype,
+                                      const std::vector<int64_t>& shape, std::span<std::byte> out) const {
+  std::vector<Status> statuses(steps.size());
+  if (steps.empty()) return statuses;
+  const size_t each = out.size() / steps.size();
+  const auto mismatch = [&](int64_t step) {
+    return InvalidArgumentError("tensor '" + std::string(name) + "' at " + StepText(step, mode) +
+                                ": not of the dtype and shape of the others");
+  };
+  // Through Value(): the cache, reads, and every error exactly as Value() reports it.
+  const auto copy_value = [&](size_t i) {
+    StatusOr<TensorPtr> value = Value(name, steps[i], mode);
+    if (!value.ok()) return value.status();
+    const Tensor& t = **value;
+    if (t.is_string() || t.dtype() != dtype || t.shape() != shape || t.bytes().size() != each) return mismatch(steps[i]);
+    if (each != 0) std::memcpy(out.data() + i * each, t.bytes().data(), each);
+    return OkStatus();
+  };
+  // In place from a mapped file: a tensor_content record of the expected dtype and shape, with
+  // the same framing and CRC checks as decoding; anything else takes the Value() path.
+  const auto copy_mapped = [&](size_t i) -> bool {
+    StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, steps[i], mode, std::nullopt);
+    if (!resolved.ok() || !resolved->entry->has_location()) return false;
+    const internal::CatalogEntry& entry = *resolved->entry;
+    if (entry.length > kMaxRecordLength) return false;
+    const std::string path = Env::JoinPath(impl_->root, *entry.file->event_file);
+    const std::optional<FileMapping> mapped = impl_->MappingFor(path, entry.start_idx, entry.length);
+    if (!mapped) return false;
+    const std::span<const std::byte> record =
+        mapped->bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
+    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, path, entry.start_idx);
+    if (!framed.ok()) return false;
+    const StatusOr<EventView> event = DecodeEvent(framed->payload);
+    if (!event.ok() || !event->has_tensor || DTypeFromProto(event->raw_dtype) != dtype || event->shape != shape ||
+        event->content.size() != each || each == 0) {
+      return false;
+    }
+    std::memcpy(out.data() + i * each, event->content.data(), each);
+    return true;
+  };
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, steps.size()), [&](const tbb::blocked_range<size_t>& range) {
+    for (size_t i = range.begin(); i != range.end(); ++i) {
+      if (!copy_mapped(i)) statuses[i] = copy_value(i);
+    }
+  });
+  return statuses;
 }
 
 void Trial::Release(const std::vector<StepTensor>& keys) const {

@@ -1,4 +1,4 @@
-// Tests for Env::Default() (LocalEnv): reads, gather writes, exclusive create, rename, mkdir -p,
+// Tests for Env::Default() (LocalEnv): reads, mapped views, gather writes, exclusive create, rename, mkdir -p,
 // error codes, and ListFiles ordering, start_after filtering and subtree pruning.
 #include "litmus/format/env.h"
 
@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -79,6 +80,48 @@ TEST(EnvTest, WriteReadRoundTrip) {
   LITMUS_ASSERT_OK(again->Close());
   LITMUS_ASSERT_OK_AND_ASSIGN(all, env->ReadFileToString(path));
   EXPECT_EQ(all, "");
+}
+
+// RandomAccessFile::Mapped: the bytes Read() gives, the file's size when it is asked, a new
+// mapping once the file has grown (the earlier one stays valid), none for an empty file.
+TEST(EnvTest, MappedViewsTheFileAsItIs) {
+  TempDir dir;
+  Env* env = Env::Default();
+  const std::string path = Env::JoinPath(dir.str(), "f.bin");
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto writer, env->NewWritableFile(path));
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto reader, env->NewRandomAccessFile(path));
+  EXPECT_FALSE(reader->Mapped().has_value()) << "an empty file has nothing to map";
+
+  std::string first(100000, '\0');
+  for (size_t i = 0; i < first.size(); ++i) first[i] = static_cast<char>(i * 7 + i / 251);
+  LITMUS_ASSERT_OK(writer->Append(B(first)));
+  const std::optional<FileMapping> mapped = reader->Mapped();
+  ASSERT_TRUE(mapped.has_value());
+  ASSERT_NE(mapped->owner, nullptr);
+  ASSERT_EQ(mapped->bytes.size(), first.size());
+  std::string read(first.size(), '\0');
+  LITMUS_ASSERT_OK_AND_ASSIGN(size_t n, reader->Read(0, std::as_writable_bytes(std::span(read.data(), read.size()))));
+  ASSERT_EQ(n, first.size());
+  EXPECT_EQ(std::memcmp(mapped->bytes.data(), read.data(), n), 0);
+  EXPECT_EQ(std::memcmp(mapped->bytes.data(), first.data(), n), 0);
+  // Asked again without growth: the same mapping.
+  EXPECT_EQ(reader->Mapped()->bytes.data(), mapped->bytes.data());
+
+  // The file grows (a live trial): the next call maps all of it; the old view stays readable.
+  const std::string second(5000, 'z');
+  LITMUS_ASSERT_OK(writer->Append(B(second)));
+  const std::optional<FileMapping> grown = reader->Mapped();
+  ASSERT_TRUE(grown.has_value());
+  ASSERT_EQ(grown->bytes.size(), first.size() + second.size());
+  EXPECT_EQ(std::memcmp(grown->bytes.data(), first.data(), first.size()), 0);
+  EXPECT_EQ(std::memcmp(grown->bytes.data() + first.size(), second.data(), second.size()), 0);
+  EXPECT_EQ(std::memcmp(mapped->bytes.data(), first.data(), first.size()), 0);
+  LITMUS_ASSERT_OK(writer->Close());
+
+  // A view outlives its file object.
+  const FileMapping kept = *grown;
+  reader.reset();
+  EXPECT_EQ(std::memcmp(kept.bytes.data() + first.size(), second.data(), second.size()), 0);
 }
 
 TEST(EnvTest, ManySmallPartsInOneAppend) {

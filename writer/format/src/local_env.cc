@@ -1,5 +1,6 @@
-// LocalEnv: POSIX files. Reads use pread (safe from many threads), appends use writev with
-// short-write and EINTR loops, publication uses rename(2). ListFiles walks directories through
+// LocalEnv: POSIX files. Reads use pread (safe from many threads) or a read-only shared mmap
+// (RandomAccessFile::Mapped), appends use writev with short-write and EINTR loops, publication
+// uses rename(2). ListFiles walks directories through
 // openat/fdopendir, emits paths in bytewise order by construction and prunes subtrees that sort
 // entirely at or before start_after. Thread-safe (no shared mutable state).
 #include "local_env.h"
@@ -7,13 +8,17 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <mutex>
 
 namespace litmus::internal {
 namespace {
@@ -25,10 +30,52 @@ Status PathError(int err, std::string_view op, const std::string& path) {
   return ErrnoToStatus(err, what);
 }
 
+// LITMUS_READ_MMAP=0 turns mapping off (every read then uses pread): the escape hatch for files
+// that something may truncate in place while litmus reads them (a mapped page past the new end
+// of a file raises SIGBUS). Read once.
+bool MappingEnabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("LITMUS_READ_MMAP");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return enabled;
+}
+
+// One mmap of a file's first `size` bytes; unmapped when the last owner drops it.
+struct Mapping {
+  void* address = nullptr;
+  size_t size = 0;
+  Mapping(void* a, size_t s) : address(a), size(s) {}
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  ~Mapping() { ::munmap(address, size); }
+};
+
 class PosixRandomAccessFile final : public RandomAccessFile {
  public:
   PosixRandomAccessFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   ~PosixRandomAccessFile() override { ::close(fd_); }
+
+  std::optional<FileMapping> Mapped() const override {
+    if (!MappingEnabled()) return std::nullopt;
+    struct stat st;
+    if (::fstat(fd_, &st) != 0 || st.st_size <= 0) return std::nullopt;
+    const auto size = static_cast<uint64_t>(st.st_size);
+    if (size > std::numeric_limits<size_t>::max()) return std::nullopt;
+    std::lock_guard<std::mutex> lock(mapping_mu_);
+    // The file as it is now: the last mapping if the file has not grown since (a file that
+    // shrank keeps it too; reading the lost bytes is the caller's contract to avoid).
+    if (mapping_ != nullptr && mapping_->size >= size) {
+      return FileMapping{{static_cast<const std::byte*>(mapping_->address), mapping_->size}, mapping_};
+    }
+    void* address = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_SHARED, fd_, 0);
+    if (address == MAP_FAILED) return std::nullopt;  // (pread still works)
+    // Readers go through a step's file front to back, and usually read all of it; let the
+    // kernel start reading what is not cached yet. (Advice only: failures do not matter.)
+    ::madvise(address, static_cast<size_t>(size), MADV_WILLNEED);
+    mapping_ = std::make_shared<const Mapping>(address, static_cast<size_t>(size));
+    return FileMapping{{static_cast<const std::byte*>(address), mapping_->size}, mapping_};
+  }
 
   StatusOr<size_t> Read(uint64_t offset, std::span<std::byte> out) const override {
     size_t total = 0;
@@ -59,6 +106,8 @@ class PosixRandomAccessFile final : public RandomAccessFile {
  private:
   const std::string path_;
   const int fd_;
+  mutable std::mutex mapping_mu_;
+  mutable std::shared_ptr<const Mapping> mapping_;  // the latest (largest) mapping, if any
 };
 
 class PosixWritableFile final : public WritableFile {

@@ -119,5 +119,11 @@ StatusOr<TensorPtr> DecodeTensorRecord(std::shared_ptr<std::byte[]> owner, std::
                                        std::string_view file_name, uint64_t file_offset,
                                        std::string_view expected_tag, bool* tag_mismatch = nullptr,
                                        size_t* content_offset = nullptr);
+// The same for a record inside read-only storage kept alive by `owner` (a mapped event file,
+// RandomAccessFile::Mapped): the same checks and errors; numeric data stays where it is when
+// aligned, otherwise it is copied once to the heap. Never writes to `record`.
+StatusOr<TensorPtr> DecodeMappedTensorRecord(std::shared_ptr<const void> owner, std::span<const std::byte> record,
+                                             std::string_view file_name, uint64_t file_offset,
+                                             std::string_view expected_tag, bool* tag_mismatch = nullptr);
 
 }  // namespace litmus

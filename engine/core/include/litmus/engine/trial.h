@@ -80,6 +80,12 @@ struct TrialOptions {
   size_t cache_bytes = 512ull << 20;
   // Record buffers; null = the heap.
   std::shared_ptr<RecordBufferAllocator> record_buffers;
+  // Decode records in place from mapped event files (RandomAccessFile::Mapped) where the Env
+  // maps them, keeping many files mapped; ignored with record_buffers. Pays off for readers that
+  // come back to the same files (the Python package: one tensor at every step, then the next);
+  // a one-pass reader (litmus run) measured faster with reads (copying misaligned data out of a
+  // mapping costs as much as a read, and page faults and unmapping come on top).
+  bool map_event_files = false;
   // Fills the unset fields above from the SMDEBUG_* environment variables.
   static TrialOptions FromEnvironment();
 };
@@ -205,6 +211,16 @@ class Trial {
   };
   void Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched>* out = nullptr,
                 bool with_values = false) const;
+  // A batch read for callers that use each value once (Python's Tensor.values(steps)): copies
+  // the raw value of `name` at each of `steps` (of `mode`, default worker) into `out`, `each`
+  // = out.size() / steps.size() bytes per step in order, reading the steps in parallel. Records
+  // of mapped event files are checked and copied once, with no Tensor and no tensor cache;
+  // others go through Value(). Returns one status per step: OK, the error
+  // Value() gives, or InvalidArgument when the value's dtype, shape or size is not `dtype`,
+  // `shape`, `each`; out's bytes for a step that is not OK are unspecified. Thread-safety as
+  // Value().
+  std::vector<Status> CopyValues(std::string_view name, std::span<const int64_t> steps, Mode mode, DType dtype,
+                                 const std::vector<int64_t>& shape, std::span<std::byte> out) const;
   // Drops the cached raw values of `keys` (every worker): a hint from a caller that knows nobody
   // needs them any more, so the cache holds what is still useful. Thread-safety as Value().
   void Release(const std::vector<StepTensor>& keys) const;

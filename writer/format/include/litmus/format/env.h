@@ -1,6 +1,6 @@
 // Env: the one interface through which litmus touches storage (after LevelDB's Env). Local
-// folders use LocalEnv (pread, rename); S3 and fault-injecting Envs implement the same interface
-// elsewhere. Paths are '/'-separated strings; for LocalEnv they are filesystem paths.
+// folders use LocalEnv (pread or mmap, rename); S3 and fault-injecting Envs implement the same
+// interface elsewhere. Paths are '/'-separated strings; for LocalEnv they are filesystem paths.
 // Env implementations are thread-safe; file objects are used by one thread at a time unless
 // noted (RandomAccessFile::Read is safe to call concurrently).
 #pragma once
@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,13 @@
 #include "litmus/status.h"
 
 namespace litmus {
+
+// A read-only view of a file's first bytes.size() bytes, valid while `owner` (or a copy of it)
+// lives, also after the file object that made it is gone.
+struct FileMapping {
+  std::span<const std::byte> bytes;
+  std::shared_ptr<const void> owner;
+};
 
 class RandomAccessFile {
  public:
@@ -38,6 +46,16 @@ class RandomAccessFile {
     uint64_t max_read_bytes = 256 << 10;
   };
   virtual Coalescing coalescing() const { return {}; }
+
+  // Optional capability: the file's bytes mapped into memory, so that a reader decodes records
+  // where they are instead of copying them out with Read(). nullopt when the file cannot be
+  // mapped (the default: S3, fault-injecting Envs; LocalEnv for an empty file, a failed mmap or
+  // LITMUS_READ_MMAP=0). The view covers the file's size when the call is made; a file that has
+  // grown since an earlier call is mapped again (earlier views stay valid). Bytes past the
+  // view are never mapped: read them with Read(). The bytes must not be read after the file is
+  // truncated below them (SIGBUS); trial files are published whole and never truncated in
+  // place (docs/trial-format.md), which is what makes mapping them safe. Thread-safe.
+  virtual std::optional<FileMapping> Mapped() const { return std::nullopt; }
 };
 
 class WritableFile {

@@ -1,0 +1,273 @@
+// Trial reads from mapped event files (RandomAccessFile::Mapped, LocalEnv's mmap): the values
+// equal those of the Read() path (an Env that does not map), aligned or not; a damaged record
+// and a short file give the same errors as before; a file that grows while it is mapped is
+// mapped again and its new records are read; Trial::CopyValues copies what Value() gives.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "litmus/engine/trial.h"
+#include "synthetic_trial.h"
+
+namespace litmus {
+namespace {
+
+using testing::SyntheticTensor;
+using testing::SyntheticTrial;
+
+// Local files, with Read() calls on event files counted and mapping on or off.
+class LocalFilesEnv : public Env {
+ public:
+  explicit LocalFilesEnv(bool map) : map_(map) {}
+  int event_file_reads() const { return event_file_reads_; }
+
+  StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
+    LITMUS_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, base_->NewRandomAccessFile(path));
+    return std::unique_ptr<RandomAccessFile>(new File(this, std::move(file), path.ends_with(".tfevents")));
+  }
+  StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    return base_->NewWritableFile(path);
+  }
+  StatusOr<std::unique_ptr<WritableFile>> NewExclusiveFile(const std::string& path) override {
+    return base_->NewExclusiveFile(path);
+  }
+  Status ListFiles(const std::string& dir, std::string_view start_after, std::vector<FileEntry>* out) override {
+    return base_->ListFiles(dir, start_after, out);
+  }
+  StatusOr<bool> FileExists(const std::string& path) override { return base_->FileExists(path); }
+  StatusOr<bool> IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }
+  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
+  Status RenameFile(const std::string& from, const std::string& to) override { return base_->RenameFile(from, to); }
+  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
+
+ private:
+  class File : public RandomAccessFile {
+   public:
+    File(LocalFilesEnv* env, std::unique_ptr<RandomAccessFile> base, bool event_file)
+        : env_(env), base_(std::move(base)), event_file_(event_file) {}
+    StatusOr<size_t> Read(uint64_t offset, std::span<std::byte> out) const override {
+      if (event_file_) ++env_->event_file_reads_;
+      return base_->Read(offset, out);
+    }
+    StatusOr<uint64_t> Size() const override { return base_->Size(); }
+    std::optional<FileMapping> Mapped() const override {
+      return env_->map_ ? base_->Mapped() : std::nullopt;
+    }
+
+   private:
+    LocalFilesEnv* const env_;
+    const std::unique_ptr<RandomAccessFile> base_;
+    const bool event_file_;
+  };
+  Env* const base_ = Env::Default();
+  const bool map_;
+  std::atomic<int> event_file_reads_{0};
+};
+
+std::unique_ptr<Trial> Open(Env* env, const std::string& root) {
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 0;
+  options.map_event_files = true;
+  StatusOr<std::unique_ptr<Trial>> trial = Trial::Open(env, root, options);
+  EXPECT_TRUE(trial.ok()) << trial.status().ToString();
+  return trial.ok() ? std::move(trial).value() : nullptr;
+}
+
+// Tensors whose names have lengths 1..6, so that their data lands at every offset modulo 4 in
+// the event file; 7000 float32 each, so that a step's file (~170 KB) is large enough to map.
+std::vector<SyntheticTensor> Tensors(int64_t step) {
+  std::vector<SyntheticTensor> out;
+  for (int t = 0; t < 6; ++t) {
+    SyntheticTensor tensor{std::string(static_cast<size_t>(t) + 1, static_cast<char>('a' + t)), {}};
+    for (int i = 0; i < 7000; ++i) tensor.values.push_back(static_cast<float>(step * 100000 + t * 10000 + i) * 0.5f);
+    out.push_back(std::move(tensor));
+  }
+  return out;
+}
+
+void ExpectValue(const Trial& trial, const SyntheticTensor& expected, int64_t step) {
+  StatusOr<TensorPtr> value = trial.Value(expected.name, step);
+  ASSERT_TRUE(value.ok()) << expected.name << " at " << step << ": " << value.status().ToString();
+  const Tensor& t = **value;
+  ASSERT_EQ(t.dtype(), DType::kFloat32);
+  ASSERT_EQ(t.num_elements(), static_cast<int64_t>(expected.values.size()));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.bytes().data()) % sizeof(float), 0u) << expected.name;
+  EXPECT_EQ(std::memcmp(t.bytes().data(), expected.values.data(), t.bytes().size()), 0) << expected.name;
+}
+
+TEST(TrialMappedReadTest, ValuesEqualThoseOfReads) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  for (int64_t step = 0; step < 3; ++step) t.WriteStep(step, "worker_0", Mode::kTrain, step, Tensors(step));
+  t.WriteEndMarker();
+  LocalFilesEnv mapped_env(/*map=*/true), read_env(/*map=*/false);
+  std::unique_ptr<Trial> mapped = Open(&mapped_env, t.root());
+  std::unique_ptr<Trial> read = Open(&read_env, t.root());
+  ASSERT_NE(mapped, nullptr);
+  ASSERT_NE(read, nullptr);
+  // Step 0 one value at a time, step 1 through a prefetch (one file, several records), step 2
+  // through a prefetch of one key at a time.
+  for (const SyntheticTensor& tensor : Tensors(0)) {
+    ExpectValue(*mapped, tensor, 0);
+    ExpectValue(*read, tensor, 0);
+  }
+  for (Trial* trial : {mapped.get(), read.get()}) {
+    std::vector<Trial::StepTensor> keys;
+    const std::vector<SyntheticTensor> tensors = Tensors(1);
+    for (const SyntheticTensor& tensor : tensors) keys.emplace_back(tensor.name, 1);
+    std::vector<Trial::Prefetched> prefetched;
+    trial->Prefetch(keys, &prefetched, /*with_values=*/true);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_TRUE(prefetched[i].decoded) << i;
+      ExpectValue(*trial, tensors[i], 1);
+    }
+    for (const SyntheticTensor& tensor : Tensors(2)) {
+      trial->Prefetch({{tensor.name, 2}}, &prefetched, /*with_values=*/true);
+      EXPECT_TRUE(prefetched[0].decoded) << tensor.name;
+      ExpectValue(*trial, tensor, 2);
+    }
+  }
+  EXPECT_EQ(mapped_env.event_file_reads(), 0) << "a mapped file is decoded in place, never read";
+  EXPECT_GT(read_env.event_file_reads(), 0);
+  // The same reductions either way.
+  for (const SyntheticTensor& tensor : Tensors(1)) {
+    LITMUS_ASSERT_OK_AND_ASSIGN(double a, mapped->Reduction(tensor.name, 1, layout::Reduction::kMean, true));
+    LITMUS_ASSERT_OK_AND_ASSIGN(double b, read->Reduction(tensor.name, 1, layout::Reduction::kMean, true));
+    EXPECT_EQ(a, b) << tensor.name;
+  }
+}
+
+// Damage reads the same through a mapping: a record whose length CRC is wrong, and a file cut
+// short in the middle of a record (once training has ended, both are DataLoss).
+TEST(TrialMappedReadTest, DamageGivesTheSameErrors) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  t.WriteStep(0, "worker_0", Mode::kTrain, 0, Tensors(0));
+  t.WriteStep(1, "worker_0", Mode::kTrain, 1, Tensors(1));
+  t.WriteEndMarker();
+  // Step 0: flip a bit of the third record's length CRC (the record starts where the first two end).
+  const std::filesystem::path step0 = t.dir().path() / layout::EventFilePath(0, "worker_0");
+  const uint64_t size0 = std::filesystem::file_size(step0);
+  const uint64_t record = size0 / 6;  // every record of the step has about the same size
+  {
+    std::fstream f(step0, std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes(static_cast<size_t>(size0), '\0');
+    f.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    // Find the third record's start from the framing: length (u64 LE) + 16.
+    uint64_t at = 0;
+    for (int r = 0; r < 2; ++r) {
+      uint64_t length = 0;
+      std::memcpy(&length, bytes.data() + at, sizeof(length));
+      at += length + tfrecord::kFramingOverhead;
+    }
+    ASSERT_LT(at + 9, size0);
+    f.seekp(static_cast<std::streamoff>(at + 9));
+    const char flipped = static_cast<char>(bytes[static_cast<size_t>(at + 9)] ^ 0x10);
+    f.write(&flipped, 1);
+  }
+  // Step 1: cut in the middle of the last record (the file stays large enough to map).
+  const std::filesystem::path step1 = t.dir().path() / layout::EventFilePath(1, "worker_0");
+  std::filesystem::resize_file(step1, std::filesystem::file_size(step1) - record / 2);
+
+  LocalFilesEnv mapped_env(/*map=*/true), read_env(/*map=*/false);
+  std::unique_ptr<Trial> mapped = Open(&mapped_env, t.root());
+  std::unique_ptr<Trial> read = Open(&read_env, t.root());
+  ASSERT_NE(mapped, nullptr);
+  ASSERT_NE(read, nullptr);
+  const std::vector<SyntheticTensor> tensors0 = Tensors(0), tensors1 = Tensors(1);
+  for (const auto& [name, step] : std::vector<std::pair<std::string, int64_t>>{
+           {tensors0[2].name, 0}, {tensors1[5].name, 1}}) {
+    const Status a = mapped->Value(name, step).status();
+    const Status b = read->Value(name, step).status();
+    EXPECT_EQ(a.code(), StatusCode::kDataLoss) << a.ToString();
+    EXPECT_EQ(a.ToString(), b.ToString());
+    // Through a prefetch too: nothing decoded, and the value still reports the damage.
+    std::vector<Trial::Prefetched> prefetched;
+    mapped->Prefetch({{tensors0[0].name, step}, {name, step}}, &prefetched, /*with_values=*/true);
+    EXPECT_FALSE(prefetched[1].decoded);
+    EXPECT_EQ(mapped->Value(name, step).status().ToString(), b.ToString());
+  }
+  // The records before the damage read fine.
+  ExpectValue(*mapped, tensors0[1], 0);
+  ExpectValue(*mapped, tensors1[4], 1);
+}
+
+// A live trial whose event file is still short when first read (an upload on its way): the
+// missing record is "not yet available" as with reads, and once the file has grown it is read
+// from a new mapping.
+TEST(TrialMappedReadTest, GrowingFileIsMappedAgain) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  t.WriteStep(0, "worker_0", Mode::kTrain, 0, Tensors(0));
+  const std::filesystem::path events = t.dir().path() / layout::EventFilePath(0, "worker_0");
+  std::string full;
+  {
+    std::ifstream in(events, std::ios::binary);
+    full.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const size_t cut = full.size() - full.size() / 12;  // in the middle of the last record
+  std::filesystem::resize_file(events, cut);
+
+  LocalFilesEnv env(/*map=*/true);
+  std::unique_ptr<Trial> trial = Open(&env, t.root());
+  ASSERT_NE(trial, nullptr);
+  const std::vector<SyntheticTensor> tensors = Tensors(0);
+  ExpectValue(*trial, tensors[0], 0);
+  const Status missing = trial->Value(tensors[5].name, 0).status();
+  EXPECT_EQ(GetTrialError(missing), TrialError::kStepNotYetAvailable) << missing.ToString();
+  const int reads_before = env.event_file_reads();
+  {
+    std::ofstream out(events, std::ios::binary | std::ios::app);
+    out.write(full.data() + cut, static_cast<std::streamsize>(full.size() - cut));
+  }
+  ExpectValue(*trial, tensors[5], 0);
+  EXPECT_EQ(env.event_file_reads(), reads_before) << "the grown file is mapped again, not read";
+  for (const SyntheticTensor& tensor : tensors) ExpectValue(*trial, tensor, 0);
+}
+
+// CopyValues (Python's values(steps)): the bytes Value() gives, step after step, whether the
+// records are copied from a mapping or through Value(); per step the error Value() gives; a value
+// of another shape is InvalidArgument.
+TEST(TrialMappedReadTest, CopyValuesCopiesWhatValueGives) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  for (int64_t step = 0; step < 4; ++step) t.WriteStep(step, "worker_0", Mode::kTrain, step, Tensors(step));
+  // Step 4: tensor "a" with another shape; step 5: "a" missing from its (short) event file.
+  std::vector<SyntheticTensor> odd = Tensors(4);
+  odd[0].values.resize(10);
+  t.WriteStep(4, "worker_0", Mode::kTrain, 4, odd);
+  t.WriteStep(5, "worker_0", Mode::kTrain, 5, Tensors(5));
+  std::filesystem::resize_file(t.dir().path() / layout::EventFilePath(5, "worker_0"), 100);
+  t.WriteEndMarker();
+  for (const bool map : {true, false}) {
+    LocalFilesEnv env(map);
+    std::unique_ptr<Trial> trial = Open(&env, t.root());
+    ASSERT_NE(trial, nullptr);
+    const std::vector<int64_t> steps = {3, 0, 2, 1};
+    for (int tensor = 0; tensor < 6; ++tensor) {
+      const std::string name = Tensors(0)[static_cast<size_t>(tensor)].name;
+      std::vector<float> out(7000 * steps.size(), -1.0f);
+      const std::vector<Status> statuses =
+          trial->CopyValues(name, steps, Mode::kGlobal, DType::kFloat32, {7000}, std::as_writable_bytes(std::span(out)));
+      ASSERT_EQ(statuses.size(), steps.size());
+      for (size_t i = 0; i < steps.size(); ++i) {
+        EXPECT_TRUE(statuses[i].ok()) << name << " at " << steps[i] << ": " << statuses[i].ToString();
+        const std::vector<float> expected = Tensors(steps[i])[static_cast<size_t>(tensor)].values;
+        EXPECT_EQ(std::memcmp(out.data() + i * 7000, expected.data(), 7000 * sizeof(float)), 0) << name << " " << i;
+      }
+    }
+    EXPECT_EQ(env.event_file_reads() == 0, map) << "mapped records are copied in place";
+    std::vector<float> out(7000 * 3);
+    const std::vector<Status> statuses = trial->CopyValues("a", std::vector<int64_t>{1, 4, 5}, Mode::kGlobal,
+                                                           DType::kFloat32, {7000}, std::as_writable_bytes(std::span(out)));
+    LITMUS_EXPECT_OK(statuses[0]);
+    EXPECT_EQ(statuses[1].code(), StatusCode::kInvalidArgument) << statuses[1].ToString();
+    EXPECT_EQ(statuses[2].ToString(), trial->Value("a", 5).status().ToString());
+    EXPECT_EQ(statuses[2].code(), StatusCode::kDataLoss) << statuses[2].ToString();
+  }
+}
+
+}  // namespace
+}  // namespace litmus
