@@ -656,7 +656,7 @@ void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted
   uint64_t last_end = 0;
   for (const Wanted& w : wanted) {
     first_start = std::min(first_start, w.entry->start_idx);
-    last_end = std::max(last_end, w.entry->start_idx + std::min(w.entry->length, kMaxRecordLength));
+    last_end = std::max(last_end, w.entry->start_idx + std::min<uint64_t>(w.entry->length, kMaxRecordLength));
   }
   if (const std::optional<FileMapping> mapped = MappingFor(path, first_start, last_end - first_start)) {
     const uint64_t size = mapped->bytes.size();
