@@ -17,6 +17,7 @@
 #include "litmus/aws/http.h"
 #include "litmus/aws/trial_env.h"
 #include "litmus/engine/trial.h"
+#include "litmus/format/forwarding_env.h"
 
 namespace {
 
@@ -37,39 +38,28 @@ class CountingTransport final : public aws::HttpTransport {
 };
 
 // Counts the Env calls a refresh makes (the trial's storage questions), delegating to `base`.
-class CountingEnv final : public Env {
+class CountingEnv final : public ForwardingEnv {
  public:
-  explicit CountingEnv(Env* base) : base_(base) {}
+  explicit CountingEnv(Env* base) : ForwardingEnv(base) {}
   StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
     ++opens;
-    return base_->NewRandomAccessFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
-    return base_->NewWritableFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewExclusiveFile(const std::string& path) override {
-    return base_->NewExclusiveFile(path);
+    return base()->NewRandomAccessFile(path);
   }
   Status ListFiles(const std::string& dir, std::string_view start_after, std::vector<FileEntry>* out) override {
     ++lists;
-    Status s = base_->ListFiles(dir, start_after, out);
+    Status s = base()->ListFiles(dir, start_after, out);
     listed += static_cast<int64_t>(out->size());
     return s;
   }
   StatusOr<bool> FileExists(const std::string& path) override {
     ++exists;
-    return base_->FileExists(path);
+    return base()->FileExists(path);
   }
-  StatusOr<bool> IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }
-  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
-  Status RenameFile(const std::string& from, const std::string& to) override { return base_->RenameFile(from, to); }
-  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
 
   void Reset() { opens = lists = listed = exists = 0; }
   int64_t opens = 0, lists = 0, listed = 0, exists = 0;
 
  private:
-  Env* const base_;
 };
 
 double CpuSeconds() {

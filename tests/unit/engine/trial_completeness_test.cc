@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "litmus/engine/trial.h"
+#include "litmus/format/forwarding_env.h"
 #include "synthetic_trial.h"
 
 namespace litmus {
@@ -347,37 +348,23 @@ TEST(TrialCompletenessTest, StragglerFileForAnOldStepIsPickedUp) {
 }
 
 // Counts the listing questions a refresh asks and the entries they return (local files).
-class ListingCountingEnv final : public Env {
+class ListingCountingEnv final : public ForwardingEnv {
  public:
-  StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
-    return base_->NewRandomAccessFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
-    return base_->NewWritableFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewExclusiveFile(const std::string& path) override {
-    return base_->NewExclusiveFile(path);
-  }
+  ListingCountingEnv() : ForwardingEnv(Env::Default()) {}
   Status ListFiles(const std::string& dir, std::string_view start_after, std::vector<FileEntry>* out) override {
     ++lists;
-    const Status s = base_->ListFiles(dir, start_after, out);
+    const Status s = base()->ListFiles(dir, start_after, out);
     listed += static_cast<int64_t>(out->size());
     return s;
   }
   StatusOr<bool> FileExists(const std::string& path) override {
     ++exists;
-    return base_->FileExists(path);
+    return base()->FileExists(path);
   }
-  StatusOr<bool> IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }
-  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
-  Status RenameFile(const std::string& from, const std::string& to) override { return base_->RenameFile(from, to); }
-  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
 
   void Reset() { lists = listed = exists = 0; }
   int64_t lists = 0, listed = 0, exists = 0;
 
- private:
-  Env* const base_ = Env::Default();
 };
 
 struct PollCost {

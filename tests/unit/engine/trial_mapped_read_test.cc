@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "litmus/engine/trial.h"
+#include "litmus/format/forwarding_env.h"
 #include "synthetic_trial.h"
 
 namespace litmus {
@@ -18,29 +19,15 @@ using testing::SyntheticTensor;
 using testing::SyntheticTrial;
 
 // Local files, with Read() calls on event files counted and mapping on or off.
-class LocalFilesEnv : public Env {
+class LocalFilesEnv : public ForwardingEnv {
  public:
-  explicit LocalFilesEnv(bool map) : map_(map) {}
+  explicit LocalFilesEnv(bool map) : ForwardingEnv(Env::Default()), map_(map) {}
   int event_file_reads() const { return event_file_reads_; }
 
   StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
-    LITMUS_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, base_->NewRandomAccessFile(path));
+    LITMUS_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, base()->NewRandomAccessFile(path));
     return std::unique_ptr<RandomAccessFile>(new File(this, std::move(file), path.ends_with(".tfevents")));
   }
-  StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
-    return base_->NewWritableFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewExclusiveFile(const std::string& path) override {
-    return base_->NewExclusiveFile(path);
-  }
-  Status ListFiles(const std::string& dir, std::string_view start_after, std::vector<FileEntry>* out) override {
-    return base_->ListFiles(dir, start_after, out);
-  }
-  StatusOr<bool> FileExists(const std::string& path) override { return base_->FileExists(path); }
-  StatusOr<bool> IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }
-  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
-  Status RenameFile(const std::string& from, const std::string& to) override { return base_->RenameFile(from, to); }
-  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
 
  private:
   class File : public RandomAccessFile {
@@ -61,7 +48,6 @@ class LocalFilesEnv : public Env {
     const std::unique_ptr<RandomAccessFile> base_;
     const bool event_file_;
   };
-  Env* const base_ = Env::Default();
   const bool map_;
   std::atomic<int> event_file_reads_{0};
 };

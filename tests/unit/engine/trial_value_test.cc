@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "litmus/engine/trial.h"
+#include "litmus/format/forwarding_env.h"
 #include "synthetic_trial.h"
 
 namespace litmus {
@@ -363,29 +364,16 @@ TEST(TrialValueTest, ConcurrentReadsShareOneDecode) {
 
 // Local files whose reads are counted (bytes and calls) and whose coalescing hint is set by the
 // test, to see how Trial::Prefetch batches records.
-class CountingEnv : public Env {
+class CountingEnv : public ForwardingEnv {
  public:
-  explicit CountingEnv(RandomAccessFile::Coalescing coalescing) : coalescing_(coalescing) {}
+  explicit CountingEnv(RandomAccessFile::Coalescing coalescing)
+      : ForwardingEnv(Env::Default()), coalescing_(coalescing) {}
   int reads() const { return reads_; }
 
   StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
-    LITMUS_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, base_->NewRandomAccessFile(path));
+    LITMUS_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, base()->NewRandomAccessFile(path));
     return std::unique_ptr<RandomAccessFile>(new File(this, std::move(file)));
   }
-  StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
-    return base_->NewWritableFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewExclusiveFile(const std::string& path) override {
-    return base_->NewExclusiveFile(path);
-  }
-  Status ListFiles(const std::string& dir, std::string_view start_after, std::vector<FileEntry>* out) override {
-    return base_->ListFiles(dir, start_after, out);
-  }
-  StatusOr<bool> FileExists(const std::string& path) override { return base_->FileExists(path); }
-  StatusOr<bool> IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }
-  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
-  Status RenameFile(const std::string& from, const std::string& to) override { return base_->RenameFile(from, to); }
-  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
 
  private:
   class File : public RandomAccessFile {
@@ -402,7 +390,6 @@ class CountingEnv : public Env {
     CountingEnv* const env_;
     const std::unique_ptr<RandomAccessFile> base_;
   };
-  Env* const base_ = Env::Default();
   const RandomAccessFile::Coalescing coalescing_;
   std::atomic<int> reads_{0};
 };

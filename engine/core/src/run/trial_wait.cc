@@ -31,10 +31,10 @@ bool LooksLikeTrial(const std::filesystem::path& dir) {
 void PendingFolderEnv::AddPendingFolder(const std::string& path) { pending_.insert(WithoutTrailingSlash(path)); }
 
 StatusOr<bool> PendingFolderEnv::IsDirectory(const std::string& path) {
-  LITMUS_ASSIGN_OR_RETURN(bool is_dir, base_->IsDirectory(path));
+  LITMUS_ASSIGN_OR_RETURN(bool is_dir, base()->IsDirectory(path));
   if (is_dir || !pending_.count(WithoutTrailingSlash(path))) return is_dir;
   // Still pending only while nothing exists there (a file in its place stays an error).
-  LITMUS_ASSIGN_OR_RETURN(bool exists, base_->FileExists(path));
+  LITMUS_ASSIGN_OR_RETURN(bool exists, base()->FileExists(path));
   return !exists;
 }
 

@@ -14,38 +14,22 @@
 
 #include "litmus/engine/trial.h"
 #include "litmus/format/env.h"
+#include "litmus/format/forwarding_env.h"
 
 namespace litmus {
 
 // An Env over `base` (not owned) that reports the folders given to AddPendingFolder as existing
 // folders while they do not exist (IsDirectory true). Listing a missing folder already is NotFound,
 // which the trial reader takes as empty; once training creates the folder everything is `base`'s.
-class PendingFolderEnv final : public Env {
+class PendingFolderEnv final : public ForwardingEnv {
  public:
-  explicit PendingFolderEnv(Env* base) : base_(base) {}
+  explicit PendingFolderEnv(Env* base) : ForwardingEnv(base) {}
   // `path`: a local trial root (s3:// prefixes need nothing: a prefix without objects is empty).
   void AddPendingFolder(const std::string& path);
 
-  StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
-    return base_->NewRandomAccessFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
-    return base_->NewWritableFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewExclusiveFile(const std::string& path) override {
-    return base_->NewExclusiveFile(path);
-  }
-  Status ListFiles(const std::string& dir, std::string_view start_after, std::vector<FileEntry>* out) override {
-    return base_->ListFiles(dir, start_after, out);
-  }
-  StatusOr<bool> FileExists(const std::string& path) override { return base_->FileExists(path); }
   StatusOr<bool> IsDirectory(const std::string& path) override;
-  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
-  Status RenameFile(const std::string& from, const std::string& to) override { return base_->RenameFile(from, to); }
-  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
 
  private:
-  Env* base_;
   std::set<std::string> pending_;
 };
 
