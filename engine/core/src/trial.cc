@@ -498,9 +498,9 @@ StatusOr<Trial::Impl::Resolved> Trial::Impl::Resolve(std::string_view name, int6
         return TrialErrorStatus(TrialError::kNoMoreData, where + ": training ended before this step");
     }
   }
-  const internal::WorkerEntries& by_worker = *global->entries;
+  const internal::StepEntryList& by_worker = global->entries;
   if (worker) {
-    const internal::CatalogEntry* entry = by_worker.Find(*worker);
+    const internal::CatalogEntry* entry = by_worker.Find(*worker, catalog.files());
     if (entry == nullptr) {
       return TrialErrorStatus(TrialError::kInvalidWorker, "tensor '" + std::string(name) + "' at " +
                                                               StepText(step, mode) + ": worker '" +
@@ -520,7 +520,7 @@ Status Trial::Impl::Missing(std::string_view name, int64_t global_step, const in
   // retry budget, and never read it as "not saved".
   const auto damaged = [&](const std::string& why) {
     return DataLossError("damaged trial: " + what + " (tensor '" + std::string(name) + "', step " +
-                         std::to_string(global_step) + ", worker '" + entry.worker() + "', record at offset " +
+                         std::to_string(global_step) + ", worker '" + catalog.files().worker(entry) + "', record at offset " +
                          std::to_string(record.start_idx) + ", " + std::to_string(record.length) + " bytes" + why + ")");
   };
   if (end_marker_seen) return damaged("; training has ended");
@@ -567,7 +567,7 @@ std::optional<FileMapping> Trial::Impl::MappingFor(const std::string& path, uint
 StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step,
                                       const internal::CatalogEntry& entry, const Record& location) const {
   return cache.GetOrLoad(location.key, [&]() -> StatusOr<TensorPtr> {
-    const std::string path = Env::JoinPath(root, *entry.file->event_file);
+    const std::string path = Env::JoinPath(root, catalog.files().of(entry).event_file);
     if (location.length > kMaxRecordLength) {
       return DataLossError(path + ": index length " + std::to_string(location.length) + " of '" +
                            std::string(location.name) + "' at offset " + std::to_string(location.start_idx) +
@@ -901,9 +901,10 @@ std::vector<TensorEntry> Trial::Entries(const std::string& name, int64_t global_
   std::vector<TensorEntry> out;
   const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
   if (tensor == nullptr) return out;
-  const auto it = tensor->steps.find(global_step);
-  if (it == tensor->steps.end()) return out;
-  for (const internal::CatalogEntry* entry : it->second.all()) out.push_back(entry->ToTensorEntry(tensor->name));
+  const internal::StepEntryList entries = impl_->catalog.StepEntries(*tensor, global_step);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    out.push_back(impl_->catalog.files().ToTensorEntry(entries[i], tensor->name));
+  }
   return out;
 }
 
@@ -914,7 +915,7 @@ StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
   if (!entry.has_location()) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": no raw value saved" +
-                                (entry.has_stored_reductions() ? " (only reductions)" : ""));
+                                (impl_->catalog.files().has_stored_reductions(entry) ? " (only reductions)" : ""));
   }
   return impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name));
 }
@@ -931,7 +932,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
     if (!resolved.ok() || !resolved->entry->has_location()) continue;
     const internal::CatalogEntry& entry = *resolved->entry;
     const TensorCache::Key key = Impl::CacheKey(entry);
-    if (out != nullptr) (*out)[k].stored_reductions = entry.has_stored_reductions();
+    if (out != nullptr) (*out)[k].stored_reductions = impl_->catalog.files().has_stored_reductions(entry);
     wanted.push_back({key, name, resolved->global_step, &entry,
                       resolved->tensor->reductions_asked.load(std::memory_order_relaxed),
                       out != nullptr ? out->data() + k : nullptr, with_values});
@@ -953,7 +954,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
       }
       continue;
     }
-    const std::string_view file = *wanted[i].entry->file->event_file;  // (views the catalog's string)
+    const std::string_view file = impl_->catalog.files().of(*wanted[i].entry).event_file;  // (views the catalog's string)
     if (group == SIZE_MAX || by_file[group].first != file) {
       const auto [it, inserted] = group_of.try_emplace(file, by_file.size());
       if (inserted) by_file.emplace_back(file, std::vector<Impl::Wanted>());
@@ -990,7 +991,7 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
     if (!resolved.ok() || !resolved->entry->has_location()) return false;
     const internal::CatalogEntry& entry = *resolved->entry;
     if (entry.length > kMaxRecordLength) return false;
-    const std::string path = Env::JoinPath(impl_->root, *entry.file->event_file);
+    const std::string path = Env::JoinPath(impl_->root, impl_->catalog.files().of(entry).event_file);
     const std::optional<FileMapping> mapped = impl_->MappingFor(path, entry.start_idx, entry.length);
     if (!mapped) return false;
     const std::span<const std::byte> record =
@@ -1019,10 +1020,9 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
   for (const auto& [name, step] : keys) {
     const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
     if (tensor == nullptr) continue;
-    const internal::WorkerEntries* entries = impl_->catalog.StepEntries(*tensor, step);
-    if (entries == nullptr) continue;
-    for (const internal::CatalogEntry* entry : entries->all()) {
-      if (entry->has_location()) cache_keys.push_back(Impl::CacheKey(*entry));
+    const internal::StepEntryList entries = impl_->catalog.StepEntries(*tensor, step);
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (entries[i].has_location()) cache_keys.push_back(Impl::CacheKey(entries[i]));
     }
   }
   impl_->cache.EraseAll(cache_keys);
@@ -1032,8 +1032,8 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
                                   Mode mode, const std::optional<std::string>& worker) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
   const internal::CatalogEntry& entry = *resolved.entry;
-  if (entry.has_stored_reductions()) {
-    const auto& stored_reductions = entry.extras()->stored_reductions;
+  if (impl_->catalog.files().has_stored_reductions(entry)) {
+    const auto& stored_reductions = impl_->catalog.files().extras(entry)->stored_reductions;
     if (const auto it = stored_reductions.find({r, abs}); it != stored_reductions.end()) {
       LITMUS_ASSIGN_OR_RETURN(TensorPtr stored,
                               impl_->Read(name, resolved.global_step, entry, Impl::StoredRecord(it->second)));
@@ -1058,14 +1058,14 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
 
 bool Trial::HasStoredReductions(std::string_view name, int64_t step) const {
   const StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
-  return resolved.ok() && resolved->entry->has_stored_reductions();
+  return resolved.ok() && impl_->catalog.files().has_stored_reductions(*resolved->entry);
 }
 
 StatusOr<std::vector<int64_t>> Trial::Shape(std::string_view name, int64_t step, Mode mode,
                                             const std::optional<std::string>& worker) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
   const internal::CatalogEntry& entry = *resolved.entry;
-  if (const std::vector<int64_t>* shape = entry.shape()) return *shape;
+  if (const std::vector<int64_t>* shape = impl_->catalog.files().shape(entry)) return *shape;
   if (!entry.has_location()) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a shape nor a raw value saved");

@@ -27,26 +27,39 @@ std::vector<std::string> SetToVector(const Set& set) {
 }  // namespace
 
 TrialCatalog::~TrialCatalog() {
-  std::vector<std::unique_ptr<CatalogEntry[]>>& chunks = entries_.chunks();
-  tbb::parallel_for(size_t{0}, chunks.size(), [&chunks](size_t i) { chunks[i].reset(); });
+  std::vector<TensorRecord*> records;
+  records.reserve(tensors_.size());
+  for (auto& [name, record] : tensors_) records.push_back(&record);
+  tbb::parallel_for(size_t{0}, records.size(), [&records](size_t i) {
+    records[i]->entries = TensorEntries();
+    records[i]->steps = FlatMap<int64_t, WorkerEntries>();
+  });
 }
 
 void TrialCatalog::NoteStep(int64_t global_step, const std::string& worker, Mode mode,
                             int64_t mode_step) {
   // First seen wins in both directions (_populate_step_dict); GLOBAL is never a mode_to_global key.
   FlatMap<int64_t, int64_t>& owners = mode == Mode::kGlobal ? global_mode_owner_ : mode_to_global_[mode];
+  GrowStepMap(owners);
   if (owners.try_emplace(mode_step, global_step).first->second != global_step && mode_steps_derived_) {
     // (Before this file's entries are added: they go to the maps built now.)
     MaterializeModeSteps();
   }
+  if (!global_to_mode_.empty() && global_step < global_to_mode_.back().first && !global_to_mode_.contains(global_step)) {
+    // A straggler: a new known step before the last one moves the positions of the steps after
+    // it, which dense tensors find their entries by. (Rare: index files are added in step order.)
+    for (auto& [name, record] : tensors_) {
+      if (record.dense) MakeSparse(record);
+    }
+  }
+  GrowStepMap(global_to_mode_);
   global_to_mode_.try_emplace(global_step, mode, mode_step);
   // _populate_workers_for_global_step: exact equality with num_workers, as smdebug.
   const std::string* name = &*worker_names_.insert(worker).first;
-  std::vector<const std::string*>& workers = workers_for_step_[global_step];
-  const auto at = std::lower_bound(workers.begin(), workers.end(), name,
-                                   [](const std::string* a, const std::string* b) { return *a < *b; });
-  if (at == workers.end() || *at != name) workers.insert(at, name);
-  if (static_cast<int64_t>(workers.size()) == num_workers_ && global_step > last_complete_step_) {
+  GrowStepMap(workers_for_step_);
+  StepWorkers& workers = workers_for_step_[global_step];
+  workers.Insert(name);
+  if (static_cast<int64_t>(workers.all().size()) == num_workers_ && global_step > last_complete_step_) {
     last_complete_step_ = global_step;
   }
 }
@@ -56,12 +69,13 @@ void TrialCatalog::MaterializeModeSteps() {
   // Until now every (mode, mode step) had one global step, so the entries hold no two keys that
   // disagree and the order they are added in does not matter: first seen wins from here on.
   for (auto& [name, record] : tensors_) {
-    record.mode_steps.reserve(record.steps.size());
-    for (const auto& [global_step, by_worker] : record.steps) {
-      for (const CatalogEntry* entry : by_worker.all()) {
-        record.mode_steps.try_emplace({entry->file->mode, entry->file->mode_step}, global_step);
+    record.mode_steps.reserve(record.entries.size());
+    ForEachStep(record, [&](int64_t global_step, StepEntryList by_worker) {
+      for (size_t i = 0; i < by_worker.size(); ++i) {
+        const IndexFileInfo& file = files_.of(by_worker[i]);
+        record.mode_steps.try_emplace({file.mode, file.mode_step}, global_step);
       }
-    }
+    });
   }
 }
 
@@ -80,15 +94,26 @@ std::optional<int64_t> TrialCatalog::TensorGlobalStep(const TensorRecord& tensor
   }
   const auto owner = owners->find(mode_step);
   if (owner == owners->end()) return std::nullopt;
-  const auto step = tensor.steps.find(owner->second);
-  if (step == tensor.steps.end()) return std::nullopt;
-  for (const CatalogEntry* entry : step->second.all()) {
-    if (entry->file->mode == mode && entry->file->mode_step == mode_step) return owner->second;
+  const StepEntryList entries = StepEntries(tensor, owner->second);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const IndexFileInfo& file = files_.of(entries[i]);
+    if (file.mode == mode && file.mode_step == mode_step) return owner->second;
   }
   return std::nullopt;
 }
 
-CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step, const IndexFileInfo* file) {
+void TrialCatalog::MakeSparse(TensorRecord& tensor) {
+  if (!tensor.dense) return;
+  tensor.dense = false;
+  tensor.steps.reserve(tensor.entries.size());
+  for (size_t i = 0; i < tensor.entries.size(); ++i) {
+    // (Keys in order: appends.)
+    tensor.steps.try_emplace(global_to_mode_.item(tensor.dense_first + i).first, &tensor.entries[i]);
+  }
+}
+
+CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step, uint32_t file_number) {
+  const IndexFileInfo* file = &files_[file_number];
   // smdebug records the *unfolded* index name in its per-step and per-mode name maps, so
   // tensor_names(step=...) would list "smdebug/reductions/..." names; we list the folded tensor,
   // consistently with tensor_names() (no fixture has stored reductions).
@@ -105,7 +130,6 @@ CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_ste
     tensors_for_mode_[file->mode].insert(stable_name);
   }
   record.modes_seen |= TensorRecord::ModeBit(file->mode);
-  GrowForFilesAhead(record.steps);
   if (!mode_steps_derived_) {
     GrowForFilesAhead(record.mode_steps);
     if (const auto [it, inserted] = record.mode_steps.try_emplace({file->mode, file->mode_step}, global_step);
@@ -113,31 +137,56 @@ CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_ste
       record.mode_steps_unique = false;
     }
   }
+  if (record.dense) {
+    // The entry's step is known (NoteStep): usually the last one.
+    const size_t position = global_to_mode_.back().first == global_step
+                                ? global_to_mode_.size() - 1
+                                : static_cast<size_t>(global_to_mode_.find(global_step) - global_to_mode_.begin());
+    if (record.entries.empty()) record.dense_first = position;
+    const size_t end = record.dense_first + record.entries.size();
+    if (position == end) {
+      CatalogEntry& entry = record.entries.Append();
+      entry.file = file_number;
+      return entry;
+    }
+    if (position >= record.dense_first && position < end) {
+      CatalogEntry& known_entry = record.entries[position - record.dense_first];
+      if (files_.of(known_entry).worker == file->worker) return known_entry;  // (names kept once)
+    }
+    MakeSparse(record);  // a second worker, a skipped step or an earlier one
+  }
+  GrowForFilesAhead(record.steps);
   auto [step_it, new_step] = record.steps.try_emplace(global_step);
   WorkerEntries& by_worker = step_it->second;
-  if (CatalogEntry* known_entry = new_step ? nullptr : by_worker.Find(file->worker)) return *known_entry;
-  CatalogEntry& entry = *entries_.New();
-  entry.file = file;
-  by_worker.Insert(&entry);
+  if (!new_step) {
+    if (const CatalogEntry* known_entry = by_worker.view().Find(*file->worker, files_)) {
+      return const_cast<CatalogEntry&>(*known_entry);  // (the catalog's own entry)
+    }
+  }
+  CatalogEntry& entry = record.entries.Append();
+  entry.file = file_number;
+  by_worker.Insert(&entry, files_);
   return entry;
 }
 
 void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, IndexFile index,
                                 std::vector<std::string>* warnings) {
   // The step counts as written by this worker once the file has any entry (the same for every
-  // entry, so noted once).
-  if (!index.tensor_payload.empty() || !index.shape_payload.empty()) {
-    NoteStep(global_step, worker, index.mode, index.mode_step);
+  // entry, so noted once); a file without any adds nothing.
+  if (index.tensor_payload.empty() && index.shape_payload.empty()) return;
+  if (files_.size() >= EntryFiles::kMaxFiles) {  // (2^31 index files: not a trial that exists)
+    warnings->push_back("step " + std::to_string(global_step) + " worker " + worker +
+                        ": more index files than the catalog holds; ignored");
+    return;
   }
-  const IndexFileInfo* file = &index_files_.emplace_back(
-      IndexFileInfo{worker, index.mode, index.mode_step,
-                    std::make_shared<const std::string>(index.event_file_name.value_or("")), nullptr});
+  NoteStep(global_step, worker, index.mode, index.mode_step);
+  const uint32_t file = files_.Add(worker, index.mode, index.mode_step, index.event_file_name.value_or(""));
   for (IndexEntry& item : index.tensor_payload) {
     if (item.tensor_name.find("smdebug/reductions/") != std::string::npos) {
       if (std::optional<layout::ParsedReductionName> reduction =
               layout::ParseReductionTensorName(item.tensor_name)) {
         CatalogEntry& entry = EntryFor(reduction->tensor, global_step, file);
-        entry.MutableExtras().stored_reductions[{reduction->reduction, reduction->abs}] = std::move(item);
+        files_.MutableExtras(entry).stored_reductions[{reduction->reduction, reduction->abs}] = std::move(item);
         continue;
       }
       warnings->push_back("step " + std::to_string(global_step) + " worker " + worker +
@@ -152,7 +201,7 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
   }
   for (ShapeEntry& shape : index.shape_payload) {
     // Kept beside the location, never instead of it (docs/trial-format.md §4.3 [rec]).
-    EntryFor(shape.tensor_name, global_step, file).MutableExtras().shape = std::move(shape.shape);
+    files_.MutableExtras(EntryFor(shape.tensor_name, global_step, file)).shape = std::move(shape.shape);
   }
 }
 
@@ -169,7 +218,7 @@ void TrialCatalog::MarkAllStepsLoaded() {
 bool TrialCatalog::IsStepComplete(int64_t global_step) const {
   const auto it = workers_for_step_.find(global_step);
   if (it == workers_for_step_.end()) return false;
-  return static_cast<int64_t>(it->second.size()) == num_workers_ || loaded_all_steps_ ||
+  return static_cast<int64_t>(it->second.all().size()) == num_workers_ || loaded_all_steps_ ||
          global_step <= last_complete_step_;
 }
 
@@ -212,8 +261,8 @@ std::vector<std::string> TrialCatalog::WorkersForStep(int64_t global_step) const
   const auto it = workers_for_step_.find(global_step);
   if (it == workers_for_step_.end()) return {};
   std::vector<std::string> out;
-  out.reserve(it->second.size());
-  for (const std::string* worker : it->second) out.push_back(*worker);
+  out.reserve(it->second.all().size());
+  for (const std::string* worker : it->second.all()) out.push_back(*worker);
   return out;
 }
 
@@ -257,7 +306,7 @@ std::vector<std::string> TrialCatalog::TensorNamesAtStep(int64_t global_step) co
   const KnownStep known = global_to_mode_.find(global_step);
   if (known == global_to_mode_.end()) return names;
   for (const auto& [name, record] : tensors_) {
-    if (EntriesAt(record, known) != nullptr) names.push_back(name);
+    if (!EntriesAt(record, known).empty()) names.push_back(name);
   }
   return names;
 }
@@ -282,9 +331,9 @@ std::vector<int64_t> TrialCatalog::TensorSteps(const std::string& name, bool inc
   std::vector<int64_t> out;
   const TensorRecord* tensor = FindTensor(name);
   if (tensor == nullptr) return out;
-  for (const auto& [global, unused] : tensor->steps) {
+  ForEachStep(*tensor, [&](int64_t global, StepEntryList) {
     if (include_incomplete || loaded_all_steps_ || global <= last_complete_step_) out.push_back(global);
-  }
+  });
   return out;
 }
 
@@ -300,11 +349,13 @@ std::vector<int64_t> TrialCatalog::TensorModeSteps(const std::string& name, Mode
   if (mode_steps_derived_) {
     // The mode steps of the tensor's entries in `mode`: the keys its map would hold.
     if (!tensor->HasEntriesIn(mode)) return out;
-    for (const auto& [global, by_worker] : tensor->steps) {
-      for (const CatalogEntry* entry : by_worker.all()) {
-        if (entry->file->mode == mode && counts(entry->file->mode_step)) out.push_back(entry->file->mode_step);
+    // (Every entry, in step order.)
+    ForEachStep(*tensor, [&](int64_t, StepEntryList by_worker) {
+      for (size_t i = 0; i < by_worker.size(); ++i) {
+        const IndexFileInfo& file = files_.of(by_worker[i]);
+        if (file.mode == mode && counts(file.mode_step)) out.push_back(file.mode_step);
       }
-    }
+    });
     // (Already in order unless mode steps go down as global steps go up.)
     if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -317,20 +368,19 @@ std::vector<int64_t> TrialCatalog::TensorModeSteps(const std::string& name, Mode
   return out;
 }
 
-const WorkerEntries* TrialCatalog::EntriesAt(const TensorRecord& tensor, KnownStep known) const {
-  const int64_t global_step = known->first;
-  // A tensor's steps are a subset of the known steps: with as many, they are the same.
-  if (tensor.steps.size() == global_to_mode_.size()) {
-    const auto& [key, entries] = tensor.steps.item(static_cast<size_t>(known - global_to_mode_.begin()));
-    return key == global_step ? &entries : nullptr;
+StepEntryList TrialCatalog::EntriesAt(const TensorRecord& tensor, KnownStep known) const {
+  if (tensor.dense) {
+    const auto position = static_cast<size_t>(known - global_to_mode_.begin());
+    if (position < tensor.dense_first || position - tensor.dense_first >= tensor.entries.size()) return {};
+    return StepEntryList(&tensor.entries[position - tensor.dense_first]);
   }
-  const auto it = tensor.steps.find(global_step);
-  return it == tensor.steps.end() ? nullptr : &it->second;
+  const auto it = tensor.steps.find(known->first);
+  return it == tensor.steps.end() ? StepEntryList() : it->second.view();
 }
 
-const WorkerEntries* TrialCatalog::StepEntries(const TensorRecord& tensor, int64_t global_step) const {
+StepEntryList TrialCatalog::StepEntries(const TensorRecord& tensor, int64_t global_step) const {
   const KnownStep known = global_to_mode_.find(global_step);
-  return known == global_to_mode_.end() ? nullptr : EntriesAt(tensor, known);
+  return known == global_to_mode_.end() ? StepEntryList() : EntriesAt(tensor, known);
 }
 
 std::optional<TrialCatalog::ResolvedStep> TrialCatalog::ResolveTensorStep(const TensorRecord& tensor,
@@ -342,8 +392,9 @@ std::optional<TrialCatalog::ResolvedStep> TrialCatalog::ResolveTensorStep(const 
     // step), mode_steps maps that pair to `step` itself. (An unknown step may still be the mode
     // step of a GLOBAL-mode entry: the general path below decides.)
     const KnownStep known = global_to_mode_.find(step);
-    if (const WorkerEntries* entries = known == global_to_mode_.end() ? nullptr : EntriesAt(tensor, known)) {
-      const IndexFileInfo& file = *entries->front().file;
+    if (const StepEntryList entries = known == global_to_mode_.end() ? StepEntryList() : EntriesAt(tensor, known);
+        !entries.empty()) {
+      const IndexFileInfo& file = files_.of(entries.front());
       const bool own_global = file.mode == Mode::kGlobal && file.mode_step == step;
       if (own_global || (!global_mode_entry && std::pair(file.mode, file.mode_step) == known->second)) {
         return ResolvedStep{step, entries};
@@ -361,7 +412,7 @@ std::optional<TrialCatalog::ResolvedStep> TrialCatalog::ResolveTensorStep(const 
     global = TensorGlobalStep(tensor, mode, step);
   }
   if (!global) return std::nullopt;
-  return ResolvedStep{*global, &tensor.steps.at(*global)};
+  return ResolvedStep{*global, StepEntries(tensor, *global)};
 }
 
 }  // namespace litmus::internal

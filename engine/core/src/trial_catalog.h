@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -31,7 +32,16 @@ namespace litmus::internal {
 struct TensorRecord {
   // The tensor's name: a view of the catalog's own copy, valid as long as the catalog.
   std::string_view name;
-  // global step -> its entries by worker (owned by the catalog's EntryArena).
+  // Every entry of the tensor, in the order created (addresses stable: the reader's cache keys).
+  TensorEntries entries;
+  // While dense, entries[i] is the only entry of the known step at position dense_first + i
+  // among all known global steps (TrialCatalog::global_to_mode_), and `steps` is empty: a tensor
+  // saved at every step (from some step on, up to some step) costs no step key or pointer. The
+  // first step saved twice (several workers), skipped, or a known step inserted before the last
+  // one (a straggler) makes the tensor sparse for good: then `steps` maps each of its global
+  // steps to its entries by worker (16 bytes a step more).
+  bool dense = true;
+  size_t dense_first = 0;
   FlatMap<int64_t, WorkerEntries> steps;
   // (mode, mode step) of this tensor's entries -> global step (first seen wins). A GLOBAL-mode
   // entry is keyed by its mode step, which is how tensor.value(step, mode=GLOBAL) finds it.
@@ -51,6 +61,55 @@ struct TensorRecord {
   bool mode_steps_unique = true;
   static uint32_t ModeBit(Mode mode) { return uint32_t{1} << static_cast<uint32_t>(mode); }
   bool HasEntriesIn(Mode mode) const { return (modes_seen & ModeBit(mode)) != 0; }
+};
+
+// The workers of one global step, in name order, once each: views of names that outlive it. One
+// pointer in size (8 bytes a step of the usual single worker; a vector took 56).
+class StepWorkers {
+ public:
+  StepWorkers() = default;
+  StepWorkers(StepWorkers&& other) noexcept : head_(std::exchange(other.head_, nullptr)) {}
+  StepWorkers& operator=(StepWorkers&& other) noexcept {
+    if (this != &other) {
+      delete several();
+      head_ = std::exchange(other.head_, nullptr);
+    }
+    return *this;
+  }
+  StepWorkers(const StepWorkers&) = delete;
+  StepWorkers& operator=(const StepWorkers&) = delete;
+  ~StepWorkers() { delete several(); }
+
+  std::span<const std::string* const> all() const {
+    if (const std::vector<const std::string*>* list = several()) return *list;
+    return {&head_, head_ == nullptr ? 0u : 1u};
+  }
+  // Adds `worker` unless present.
+  void Insert(const std::string* worker) {
+    if (head_ == nullptr) {
+      head_ = worker;
+      return;
+    }
+    std::vector<const std::string*>* list = several();
+    if (list == nullptr) {
+      if (head_ == worker) return;
+      list = new std::vector<const std::string*>{head_};
+      head_ = reinterpret_cast<const std::string*>(reinterpret_cast<uintptr_t>(list) | kSeveral);
+    }
+    const auto at = std::lower_bound(list->begin(), list->end(), worker,
+                                     [](const std::string* a, const std::string* b) { return *a < *b; });
+    if (at == list->end() || *at != worker) list->insert(at, worker);
+  }
+
+ private:
+  static_assert(alignof(std::string) > 1 && alignof(std::vector<const std::string*>) > 1, "the low bit is free");
+  static constexpr uintptr_t kSeveral = 1;
+  std::vector<const std::string*>* several() const {
+    const auto bits = reinterpret_cast<uintptr_t>(head_);
+    return (bits & kSeveral) != 0 ? reinterpret_cast<std::vector<const std::string*>*>(bits & ~kSeveral) : nullptr;
+  }
+  // null, the only worker, or (low bit set) the owned list of two or more.
+  const std::string* head_ = nullptr;
 };
 
 class TrialCatalog {
@@ -117,8 +176,21 @@ class TrialCatalog {
   std::optional<int64_t> TensorGlobalStep(const TensorRecord& tensor, Mode mode, int64_t mode_step) const;
   // Whether the per-tensor mode_steps maps are derived (not stored); tests check both states.
   bool mode_steps_derived() const { return mode_steps_derived_; }
-  // The entries of `tensor` at `global_step` (no mode-step resolution), or nullptr.
-  const WorkerEntries* StepEntries(const TensorRecord& tensor, int64_t global_step) const;
+  // The entries of `tensor` at `global_step` (no mode-step resolution); empty if none.
+  StepEntryList StepEntries(const TensorRecord& tensor, int64_t global_step) const;
+  // Calls f(global step, its entries) for every global step of `tensor`, in step order.
+  template <typename F>
+  void ForEachStep(const TensorRecord& tensor, F&& f) const {
+    if (!tensor.dense) {
+      for (const auto& [global_step, by_worker] : tensor.steps) f(global_step, by_worker.view());
+      return;
+    }
+    for (size_t i = 0; i < tensor.entries.size(); ++i) {
+      f(global_to_mode_.item(tensor.dense_first + i).first, StepEntryList(&tensor.entries[i]));
+    }
+  }
+  // What the entries' numbers refer to: their index files and rare parts.
+  const EntryFiles& files() const { return files_; }
   // The global step whose entries tensor.value(step, mode) reads, with those entries: for
   // kGlobal the tensor's GLOBAL-mode entry with that mode step if any, else the tensor's entry at
   // the (mode, mode step) of global step `step`; for other modes the entry at (mode, step).
@@ -126,7 +198,7 @@ class TrialCatalog {
   // global step where it was saved, costs one lookup in the tensor's maps.)
   struct ResolvedStep {
     int64_t global_step;
-    const WorkerEntries* entries;  // never empty
+    StepEntryList entries;  // never empty
   };
   std::optional<ResolvedStep> ResolveTensorStep(const TensorRecord& tensor, int64_t step, Mode mode) const;
 
@@ -134,8 +206,10 @@ class TrialCatalog {
   // A known global step, as found in global_to_mode_.
   using KnownStep = FlatMap<int64_t, std::pair<Mode, int64_t>>::const_iterator;
   // The entries of `tensor` at the known step (found by the step's position among all known
-  // steps when the tensor has every one of them), or nullptr.
-  const WorkerEntries* EntriesAt(const TensorRecord& tensor, KnownStep known) const;
+  // steps while the tensor is dense); empty if none.
+  StepEntryList EntriesAt(const TensorRecord& tensor, KnownStep known) const;
+  // Makes `tensor` sparse: builds its step map from its dense entries.
+  void MakeSparse(TensorRecord& tensor);
   // Grows a full per-tensor step map for the steps the refresh in progress can still add, at
   // once: a tensor saved at every step then does not reallocate (touching fresh memory each
   // time) while a trial with thousands of steps is opened. Only a tensor saved at every known
@@ -152,15 +226,23 @@ class TrialCatalog {
     const size_t ahead = every_step ? files_ahead_ : std::min(files_ahead_, kMaxStepsAhead);
     map.reserve(map.size() + std::max({ahead + 1, map.size() / 2, size_t{4}}));
   }
+  // Grows a trial-wide step map (one item a global step) for the steps the refresh in progress
+  // can still add, at once: a trial opened late then has no doubling slack in them, and no old
+  // and new copy at the same time. (Files ahead over the workers seen: one file a step each.)
+  template <typename Map>
+  void GrowStepMap(Map& map) const {
+    if (map.size() < map.capacity()) return;
+    const size_t workers = std::max<size_t>(worker_names_.size(), 1);
+    map.reserve(map.size() + std::max({files_ahead_ / workers + 1, map.size() / 2, size_t{16}}));
+  }
   void NoteStep(int64_t global_step, const std::string& worker, Mode mode, int64_t mode_step);
   // Builds every tensor's mode_steps map from its entries, and keeps them from then on.
   void MaterializeModeSteps();
-  // The entry of (name, global_step, file->worker), created as an entry of index file `file` if
-  // new.
-  CatalogEntry& EntryFor(const std::string& name, int64_t global_step, const IndexFileInfo* file);
+  // The entry of (name, global_step, the file's worker), created as an entry of index file
+  // number `file_number` if new.
+  CatalogEntry& EntryFor(const std::string& name, int64_t global_step, uint32_t file_number);
 
-  EntryArena entries_;                   // every CatalogEntry of tensors_
-  std::deque<IndexFileInfo> index_files_;  // what the entries of each index file share
+  EntryFiles files_;  // what the entries of each index file share, and the entries' extras
   size_t files_ahead_ = 0;
   int64_t num_workers_ = 0;
   bool loaded_all_steps_ = false;
@@ -178,7 +260,7 @@ class TrialCatalog {
   // third of the catalog). Cleared for good, and the maps built, the first time one is.
   bool mode_steps_derived_ = true;
   // The workers of each global step: views of worker_names_ in name order.
-  FlatMap<int64_t, std::vector<const std::string*>> workers_for_step_;
+  FlatMap<int64_t, StepWorkers> workers_for_step_;
   std::set<std::string> worker_names_;  // every worker, once (nodes never move)
   // Names in this set view tensors_'s keys.
   std::map<Mode, std::set<std::string_view>> tensors_for_mode_;  // never holds kGlobal

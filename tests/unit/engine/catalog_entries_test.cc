@@ -1,8 +1,9 @@
-// Tests of the catalog's entry storage: EntryArena hands out entries that never move (the
-// reader's cache keys are their addresses) across many chunks; a CatalogEntry's public form
-// carries its index file's data, its location and its rare parts; WorkerEntries keeps one step's
-// entries in worker order whatever the insertion order (also for hundreds of workers), finds
-// them by worker, and puts the lexicographically smallest worker first (smdebug's default).
+// Tests of the catalog's entry storage: TensorEntries hands out entries that never move (the
+// reader's cache keys are their addresses) and finds them by position across chunks of growing
+// size; an entry is 16 bytes and finds its index file and rare parts through EntryFiles; its
+// public form carries them all; WorkerEntries keeps one step's entries in worker order whatever
+// the insertion order (also for hundreds of workers), finds them by worker, and puts the
+// lexicographically smallest worker first (smdebug's default).
 #include "catalog_entries.h"
 
 #include <map>
@@ -14,159 +15,228 @@
 namespace litmus::internal {
 namespace {
 
-// Index files, one per worker name, that entries point to (addresses stable, as the catalog's).
+// Index files, one per worker name, that entries refer to.
 class Files {
  public:
-  const IndexFileInfo* Of(const std::string& worker) {
-    auto [it, inserted] = files_.try_emplace(worker);
-    if (inserted) it->second.worker = worker;
-    return &it->second;
+  uint32_t Of(const std::string& worker) {
+    auto [it, inserted] = numbers_.try_emplace(worker, 0);
+    if (inserted) it->second = files_.Add(worker, Mode::kTrain, 0, "e");
+    return it->second;
   }
+  const EntryFiles& files() const { return files_; }
 
  private:
-  std::map<std::string, IndexFileInfo> files_;
+  EntryFiles files_;
+  std::map<std::string, uint32_t> numbers_;
 };
 
-CatalogEntry* NewEntry(EntryArena& arena, Files& files, const std::string& worker) {
-  CatalogEntry* entry = arena.New();
-  entry->file = files.Of(worker);
-  return entry;
+CatalogEntry* NewEntry(TensorEntries& entries, Files& files, const std::string& worker) {
+  CatalogEntry& entry = entries.Append();
+  entry.file = files.Of(worker);
+  return &entry;
 }
 
-TEST(EntryArenaTest, EntriesNeverMove) {
-  EntryArena arena;
+TEST(TensorEntriesTest, EntriesNeverMoveAndAreFoundByPosition) {
+  TensorEntries entries;
+  EXPECT_TRUE(entries.empty());
   std::vector<CatalogEntry*> handed_out;
-  for (int i = 0; i < 10000; ++i) {
-    CatalogEntry* entry = arena.New();
-    ASSERT_NE(entry, nullptr);
+  constexpr size_t kCount = 30000;  // the doubling chunks (8 .. 4096: 8184 entries), then fixed ones
+  for (size_t i = 0; i < kCount; ++i) {
+    CatalogEntry& entry = entries.Append();
     // default-constructed
-    EXPECT_EQ(entry->file, nullptr);
-    EXPECT_FALSE(entry->has_location());
-    EXPECT_EQ(entry->extras(), nullptr);
-    entry->start_idx = static_cast<uint64_t>(i);
-    handed_out.push_back(entry);
+    EXPECT_FALSE(entry.has_location());
+    EXPECT_FALSE(entry.has_extras);
+    entry.start_idx = i;
+    handed_out.push_back(&entry);
+    ASSERT_EQ(entries.size(), i + 1);
+    ASSERT_EQ(&entries.back(), &entry);
   }
-  for (int i = 0; i < 10000; ++i) EXPECT_EQ(handed_out[i]->start_idx, static_cast<uint64_t>(i));
-  EXPECT_GT(arena.chunks().size(), 1u);
+  for (size_t i = 0; i < kCount; ++i) {
+    ASSERT_EQ(&entries[i], handed_out[i]) << i;
+    ASSERT_EQ(entries[i].start_idx, i);
+  }
+  // Chunks never hold more than one chunk of unused entries.
+  EXPECT_LT(entries.capacity(), kCount + TensorEntries::kMaxChunk);
+  // Moving the owner keeps the entries where they are.
+  TensorEntries moved(std::move(entries));
+  EXPECT_EQ(&moved[kCount - 1], handed_out.back());
+}
+
+TEST(TensorEntriesTest, SmallTensorsHoldLittle) {
+  TensorEntries entries;
+  for (int i = 0; i < 3; ++i) entries.Append();
+  EXPECT_EQ(entries.capacity(), TensorEntries::kFirstChunk);
+  for (int i = 0; i < 20; ++i) entries.Append();
+  EXPECT_LT(entries.capacity(), 2 * entries.size() + TensorEntries::kFirstChunk);
+}
+
+TEST(CatalogEntryTest, SixteenBytesAndLengthsSaturate) {
+  static_assert(sizeof(CatalogEntry) == 16);
+  EXPECT_EQ(CatalogEntry::SaturatedLength(40), 40u);
+  EXPECT_EQ(CatalogEntry::SaturatedLength((uint64_t{1} << 33) + 5), UINT32_MAX);
+  CatalogEntry entry;
+  entry.file = (uint32_t{1} << 31) - 1;  // the largest file number does not touch the flag
+  EXPECT_FALSE(entry.has_extras);
 }
 
 TEST(CatalogEntryTest, PublicFormCarriesTheFileTheLocationAndTheExtras) {
-  IndexFileInfo file{"worker_1", Mode::kEval, 7, std::make_shared<const std::string>("events/x.tfevents"), nullptr};
-  CatalogEntry entry;
-  entry.file = &file;
-  TensorEntry plain = entry.ToTensorEntry("a/b");
+  EntryFiles files;
+  files.Add("worker_0", Mode::kTrain, 1, "events/0.tfevents");
+  const uint32_t number = files.Add("worker_1", Mode::kEval, 7, "events/x.tfevents");
+  EXPECT_EQ(number, 1u);
+  TensorEntries entries;
+  CatalogEntry& entry = entries.Append();
+  entry.file = number;
+  TensorEntry plain = files.ToTensorEntry(entry, "a/b");
   EXPECT_EQ(plain.worker, "worker_1");
   EXPECT_EQ(plain.mode, Mode::kEval);
   EXPECT_EQ(plain.mode_step, 7);
-  EXPECT_EQ(plain.event_file, file.event_file);
+  ASSERT_NE(plain.event_file, nullptr);
+  EXPECT_EQ(*plain.event_file, "events/x.tfevents");
   EXPECT_FALSE(plain.location);
   EXPECT_FALSE(plain.shape);
   EXPECT_TRUE(plain.stored_reductions.empty());
-  EXPECT_EQ(entry.shape(), nullptr);
-  EXPECT_FALSE(entry.has_stored_reductions());
+  EXPECT_EQ(files.shape(entry), nullptr);
+  EXPECT_EQ(files.extras(entry), nullptr);
+  EXPECT_FALSE(files.has_stored_reductions(entry));
 
   entry.start_idx = 40;
   entry.length = 100;
   EXPECT_TRUE(entry.has_location());
-  entry.MutableExtras().shape = std::vector<int64_t>{2, 3};
-  entry.MutableExtras().stored_reductions[{layout::Reduction::kMax, true}] = IndexEntry{"r", 140, 20};
-  const TensorEntry full = entry.ToTensorEntry("a/b");
+  files.MutableExtras(entry).shape = std::vector<int64_t>{2, 3};
+  files.MutableExtras(entry).stored_reductions[{layout::Reduction::kMax, true}] = IndexEntry{"r", 140, 20};
+  EXPECT_TRUE(entry.has_extras);
+  EXPECT_EQ(entry.file, number);  // (the flag beside the number leaves it alone)
+  const TensorEntry full = files.ToTensorEntry(entry, "a/b");
   ASSERT_TRUE(full.location);
   EXPECT_EQ(full.location->tensor_name, "a/b");
   EXPECT_EQ(full.location->start_idx, 40u);
   EXPECT_EQ(full.location->length, 100u);
   EXPECT_EQ(full.shape, (std::vector<int64_t>{2, 3}));
-  ASSERT_NE(entry.shape(), nullptr);
-  EXPECT_EQ(*entry.shape(), (std::vector<int64_t>{2, 3}));
-  EXPECT_TRUE(entry.has_stored_reductions());
+  ASSERT_NE(files.shape(entry), nullptr);
+  EXPECT_EQ(*files.shape(entry), (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(files.has_stored_reductions(entry));
   ASSERT_EQ(full.stored_reductions.size(), 1u);
   EXPECT_EQ(full.stored_reductions.begin()->second.start_idx, 140u);
+  // Another entry of the same file has extras of its own.
+  CatalogEntry& other = entries.Append();
+  other.file = number;
+  EXPECT_EQ(files.extras(other), nullptr);
+  files.MutableExtras(other).shape = std::vector<int64_t>{5};
+  EXPECT_EQ(*files.shape(other), (std::vector<int64_t>{5}));
+  EXPECT_EQ(*files.shape(entry), (std::vector<int64_t>{2, 3}));
+}
+
+// Files keep their numbers and addresses; names are kept once per worker, event file names
+// (short ones packed in blocks, long ones on their own) keep their text.
+TEST(EntryFilesTest, FilesKeepTheirNumbersAddressesAndNames) {
+  EntryFiles files;
+  std::vector<const IndexFileInfo*> added;
+  std::vector<std::string> names;
+  for (int i = 0; i < 5000; ++i) {
+    // (Every 1000th name is longer than a quarter of a text block.)
+    names.push_back(i % 1000 == 999 ? std::string(20000, static_cast<char>('a' + i % 26))
+                                    : "events/" + std::to_string(i) + "/" + std::to_string(i) + ".tfevents");
+    const uint32_t n = files.Add("worker_" + std::to_string(i % 3), Mode::kTrain, i, names.back());
+    ASSERT_EQ(n, static_cast<uint32_t>(i));
+    added.push_back(&files[n]);
+  }
+  EXPECT_EQ(files.size(), 5000u);
+  for (int i = 0; i < 5000; ++i) {
+    const IndexFileInfo& file = files[static_cast<uint32_t>(i)];
+    ASSERT_EQ(&file, added[i]);
+    ASSERT_EQ(file.mode_step, i);
+    ASSERT_EQ(file.event_file, names[i]) << i;
+    ASSERT_EQ(*file.worker, "worker_" + std::to_string(i % 3));
+    ASSERT_EQ(file.worker, files[static_cast<uint32_t>(i % 3)].worker);  // one copy a worker
+  }
 }
 
 TEST(WorkerEntriesTest, EmptySingleAndSeveral) {
-  EntryArena arena;
-  WorkerEntries by_worker;
-  EXPECT_TRUE(by_worker.all().empty());
-  EXPECT_EQ(by_worker.Find("worker_0"), nullptr);
-
+  TensorEntries entries;
   Files files;
-  CatalogEntry* b = NewEntry(arena, files, "worker_b");
-  by_worker.Insert(b);
-  ASSERT_EQ(by_worker.all().size(), 1u);
-  EXPECT_EQ(&by_worker.front(), b);
-  EXPECT_EQ(by_worker.Find("worker_b"), b);
-  EXPECT_EQ(by_worker.Find("worker_a"), nullptr);
+  WorkerEntries by_worker;
+  EXPECT_TRUE(by_worker.view().empty());
+  EXPECT_EQ(by_worker.view().Find("worker_0", files.files()), nullptr);
 
-  CatalogEntry* c = NewEntry(arena, files, "worker_c");
-  CatalogEntry* a = NewEntry(arena, files, "worker_a");
-  CatalogEntry* ab = NewEntry(arena, files, "worker_ab");
-  by_worker.Insert(c);
-  by_worker.Insert(a);
-  by_worker.Insert(ab);
+  CatalogEntry* b = NewEntry(entries, files, "worker_b");
+  by_worker.Insert(b, files.files());
+  ASSERT_EQ(by_worker.view().size(), 1u);
+  EXPECT_EQ(&by_worker.view().front(), b);
+  EXPECT_EQ(by_worker.view().Find("worker_b", files.files()), b);
+  EXPECT_EQ(by_worker.view().Find("worker_a", files.files()), nullptr);
+
+  CatalogEntry* c = NewEntry(entries, files, "worker_c");
+  CatalogEntry* a = NewEntry(entries, files, "worker_a");
+  CatalogEntry* ab = NewEntry(entries, files, "worker_ab");
+  by_worker.Insert(c, files.files());
+  by_worker.Insert(a, files.files());
+  by_worker.Insert(ab, files.files());
+  const StepEntryList view = by_worker.view();
   std::vector<std::string> order;
-  for (const CatalogEntry* e : by_worker.all()) order.push_back(e->worker());
+  for (size_t i = 0; i < view.size(); ++i) order.push_back(files.files().worker(view[i]));
   EXPECT_EQ(order, (std::vector<std::string>{"worker_a", "worker_ab", "worker_b", "worker_c"}));
-  EXPECT_EQ(&by_worker.front(), a);
-  EXPECT_EQ(by_worker.Find("worker_c"), c);
-  EXPECT_EQ(by_worker.Find("worker_ab"), ab);
-  EXPECT_EQ(by_worker.Find("worker"), nullptr);
+  EXPECT_EQ(&view.front(), a);
+  EXPECT_EQ(view.Find("worker_c", files.files()), c);
+  EXPECT_EQ(view.Find("worker_ab", files.files()), ab);
+  EXPECT_EQ(view.Find("worker", files.files()), nullptr);
 }
 
 // The step maps hold one WorkerEntries per (tensor, step) and move them as they grow: one
 // pointer in size, and a move hands the list over (ASan would report a leak or a double free).
 TEST(WorkerEntriesTest, OnePointerLargeAndMovesOwnTheirList) {
   static_assert(sizeof(WorkerEntries) == sizeof(void*));
-  EntryArena arena;
+  TensorEntries entries;
   Files files;
   WorkerEntries several;
-  several.Insert(NewEntry(arena, files, "worker_1"));
-  several.Insert(NewEntry(arena, files, "worker_0"));
-  WorkerEntries single;
-  CatalogEntry* only = NewEntry(arena, files, "worker_9");
-  single.Insert(only);
+  several.Insert(NewEntry(entries, files, "worker_1"), files.files());
+  several.Insert(NewEntry(entries, files, "worker_0"), files.files());
+  CatalogEntry* only = NewEntry(entries, files, "worker_9");
+  WorkerEntries single(only);
 
   WorkerEntries moved(std::move(several));
-  EXPECT_TRUE(several.all().empty());  // NOLINT(bugprone-use-after-move): the moved-from state is specified
-  ASSERT_EQ(moved.all().size(), 2u);
-  EXPECT_EQ(moved.front().worker(), "worker_0");
+  EXPECT_TRUE(several.view().empty());  // NOLINT(bugprone-use-after-move): the moved-from state is specified
+  ASSERT_EQ(moved.view().size(), 2u);
+  EXPECT_EQ(files.files().worker(moved.view().front()), "worker_0");
   moved = std::move(single);  // frees the list of two
-  ASSERT_EQ(moved.all().size(), 1u);
-  EXPECT_EQ(&moved.front(), only);
+  ASSERT_EQ(moved.view().size(), 1u);
+  EXPECT_EQ(&moved.view().front(), only);
   std::vector<WorkerEntries> grown;
   for (int i = 0; i < 100; ++i) {
     grown.emplace_back();
-    grown.back().Insert(NewEntry(arena, files, "worker_b"));
-    grown.back().Insert(NewEntry(arena, files, "worker_a"));
+    grown.back().Insert(NewEntry(entries, files, "worker_b"), files.files());
+    grown.back().Insert(NewEntry(entries, files, "worker_a"), files.files());
   }
-  for (const WorkerEntries& entries : grown) {
-    ASSERT_EQ(entries.all().size(), 2u);
-    EXPECT_EQ(entries.all()[0]->worker(), "worker_a");
-    EXPECT_EQ(entries.Find("worker_b"), entries.all()[1]);
+  for (const WorkerEntries& step : grown) {
+    ASSERT_EQ(step.view().size(), 2u);
+    EXPECT_EQ(files.files().worker(step.view()[0]), "worker_a");
+    EXPECT_EQ(step.view().Find("worker_b", files.files()), &step.view()[1]);
   }
 }
 
 TEST(WorkerEntriesTest, HundredsOfWorkersInAnyOrder) {
-  EntryArena arena;
+  TensorEntries entries;
+  Files files;
   WorkerEntries by_worker;
   std::vector<std::string> workers;
   for (int i = 0; i < 300; ++i) workers.push_back("worker_" + std::to_string((i * 7919) % 300));
-  Files files;
   std::map<std::string, CatalogEntry*> expected;
   for (const std::string& w : workers) {
-    CatalogEntry* e = NewEntry(arena, files, w);
-    by_worker.Insert(e);
+    CatalogEntry* e = NewEntry(entries, files, w);
+    by_worker.Insert(e, files.files());
     expected[w] = e;
   }
-  ASSERT_EQ(by_worker.all().size(), 300u);
+  const StepEntryList view = by_worker.view();
+  ASSERT_EQ(view.size(), 300u);
   auto want = expected.begin();
-  for (const CatalogEntry* e : by_worker.all()) {
-    EXPECT_EQ(e, want->second);
+  for (size_t i = 0; i < view.size(); ++i) {
+    EXPECT_EQ(&view[i], want->second);
     ++want;
   }
-  for (const auto& [w, e] : expected) EXPECT_EQ(by_worker.Find(w), e) << w;
-  EXPECT_EQ(by_worker.Find("worker_300"), nullptr);
-  EXPECT_EQ(by_worker.Find(""), nullptr);
-  EXPECT_EQ(&by_worker.front(), expected.begin()->second);
+  for (const auto& [w, e] : expected) EXPECT_EQ(view.Find(w, files.files()), e) << w;
+  EXPECT_EQ(view.Find("worker_300", files.files()), nullptr);
+  EXPECT_EQ(view.Find("", files.files()), nullptr);
+  EXPECT_EQ(&view.front(), expected.begin()->second);
 }
 
 }  // namespace

@@ -124,12 +124,11 @@ TEST(TrialCatalogTest, MultiWorkerStepsKeepWorkersInOrderOnce) {
   EXPECT_TRUE(catalog.IsStepComplete(0));
   EXPECT_EQ(catalog.WorkersForStep(0), (std::vector<std::string>{"worker_0", "worker_10", "worker_2"}));
   EXPECT_EQ(catalog.WorkersForStep(1), (std::vector<std::string>{}));
-  const WorkerEntries* entries = catalog.StepEntries(*catalog.FindTensor("a"), 0);
-  ASSERT_NE(entries, nullptr);
-  ASSERT_EQ(entries->all().size(), 3u);
-  EXPECT_EQ(entries->front().worker(), "worker_0");
-  EXPECT_EQ(entries->Find("worker_10")->start_idx, 500u);
-  EXPECT_EQ(catalog.StepEntries(*catalog.FindTensor("b"), 0)->all().size(), 1u);
+  const StepEntryList entries = catalog.StepEntries(*catalog.FindTensor("a"), 0);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(catalog.files().worker(entries.front()), "worker_0");
+  EXPECT_EQ(entries.Find("worker_10", catalog.files())->start_idx, 500u);
+  EXPECT_EQ(catalog.StepEntries(*catalog.FindTensor("b"), 0).size(), 1u);
 }
 
 TEST(TrialCatalogTest, RareStepsAndStepsOfOtherTensors) {
@@ -149,7 +148,7 @@ TEST(TrialCatalogTest, RareStepsAndStepsOfOtherTensors) {
   EXPECT_EQ(Resolve(catalog, "rare", 54, Mode::kGlobal), -1);
   EXPECT_EQ(Resolve(catalog, "rare", 63, Mode::kTrain), 63);
   EXPECT_EQ(catalog.TensorModeSteps("rare", Mode::kTrain, false).size(), 10u);
-  EXPECT_EQ(catalog.StepEntries(*catalog.FindTensor("rare"), 4), nullptr);
+  EXPECT_TRUE(catalog.StepEntries(*catalog.FindTensor("rare"), 4).empty());
 }
 
 TEST(TrialCatalogTest, StoredReductionsAndShapesLiveInTheirFilesSideTable) {
@@ -161,26 +160,27 @@ TEST(TrialCatalogTest, StoredReductionsAndShapesLiveInTheirFilesSideTable) {
   file.shape_payload.push_back({"b", "b", {4, 2}});
   file.shape_payload.push_back({"c", "c", {1}});  // a shape alone: an entry without a location
   Add(catalog, 0, "worker_0", std::move(file));
-  const CatalogEntry& a = catalog.StepEntries(*catalog.FindTensor("a"), 0)->front();
-  const IndexEntry* stored = &a.extras()->stored_reductions.at({layout::Reduction::kMax, true});
+  const CatalogEntry& a = catalog.StepEntries(*catalog.FindTensor("a"), 0).front();
+  const EntryFiles& files = catalog.files();
+  const IndexEntry* stored = &files.extras(a)->stored_reductions.at({layout::Reduction::kMax, true});
   for (int64_t s = 1; s < 3000; ++s) Add(catalog, s, "worker_0", File(Mode::kTrain, s, {"a", "b"}));
 
-  const CatalogEntry& a_again = catalog.StepEntries(*catalog.FindTensor("a"), 0)->front();
+  const CatalogEntry& a_again = catalog.StepEntries(*catalog.FindTensor("a"), 0).front();
   EXPECT_EQ(&a_again, &a);
-  ASSERT_TRUE(a_again.has_stored_reductions());
-  EXPECT_EQ(&a_again.extras()->stored_reductions.at({layout::Reduction::kMax, true}), stored);
+  ASSERT_TRUE(files.has_stored_reductions(a_again));
+  EXPECT_EQ(&files.extras(a_again)->stored_reductions.at({layout::Reduction::kMax, true}), stored);
   EXPECT_EQ(stored->start_idx, 900u);
-  EXPECT_EQ(a_again.shape(), nullptr);
-  const CatalogEntry& b = catalog.StepEntries(*catalog.FindTensor("b"), 0)->front();
-  EXPECT_FALSE(b.has_stored_reductions());
-  ASSERT_NE(b.shape(), nullptr);
-  EXPECT_EQ(*b.shape(), (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(files.shape(a_again), nullptr);
+  const CatalogEntry& b = catalog.StepEntries(*catalog.FindTensor("b"), 0).front();
+  EXPECT_FALSE(files.has_stored_reductions(b));
+  ASSERT_NE(files.shape(b), nullptr);
+  EXPECT_EQ(*files.shape(b), (std::vector<int64_t>{4, 2}));
   EXPECT_TRUE(b.has_location());
-  const CatalogEntry& c = catalog.StepEntries(*catalog.FindTensor("c"), 0)->front();
+  const CatalogEntry& c = catalog.StepEntries(*catalog.FindTensor("c"), 0).front();
   EXPECT_FALSE(c.has_location());
-  EXPECT_EQ(*c.shape(), (std::vector<int64_t>{1}));
-  EXPECT_EQ(catalog.StepEntries(*catalog.FindTensor("a"), 1)->front().extras(), nullptr);
-  const TensorEntry public_b = b.ToTensorEntry("b");
+  EXPECT_EQ(*files.shape(c), (std::vector<int64_t>{1}));
+  EXPECT_EQ(files.extras(catalog.StepEntries(*catalog.FindTensor("a"), 1).front()), nullptr);
+  const TensorEntry public_b = files.ToTensorEntry(b, "b");
   EXPECT_EQ(public_b.shape, (std::vector<int64_t>{4, 2}));
   ASSERT_TRUE(public_b.location);
   EXPECT_EQ(public_b.location->length, 40u);
@@ -197,16 +197,139 @@ TEST(TrialCatalogTest, EntriesFoundAfterGrowth) {
     // One refresh of 10000 files, then refreshes of 7.
     catalog.set_files_ahead(s < 10000 ? static_cast<size_t>(9999 - s) : static_cast<size_t>(6 - (s % 7)));
     Add(catalog, s, "worker_0", File(Mode::kTrain, s, {"t0", "t1"}, 1000 + static_cast<uint64_t>(s)));
-    if (s % 1000 == 0) first.push_back(&catalog.StepEntries(*catalog.FindTensor("t1"), s)->front());
+    if (s % 1000 == 0) first.push_back(&catalog.StepEntries(*catalog.FindTensor("t1"), s).front());
   }
   for (size_t i = 0; i < first.size(); ++i) {
     const int64_t s = static_cast<int64_t>(i) * 1000;
-    const CatalogEntry& now = catalog.StepEntries(*catalog.FindTensor("t1"), s)->front();
+    const CatalogEntry& now = catalog.StepEntries(*catalog.FindTensor("t1"), s).front();
     EXPECT_EQ(&now, first[i]) << s;
     EXPECT_EQ(now.start_idx, 1040u + static_cast<uint64_t>(s));
-    EXPECT_EQ(now.file->mode_step, s);
+    EXPECT_EQ(catalog.files().of(now).mode_step, s);
   }
   EXPECT_EQ(catalog.TensorSteps("t0", true).size(), static_cast<size_t>(kSteps));
+}
+
+// The start of the record of `name` at `step` (of worker_0 unless given), or 0 if none.
+uint64_t StartAt(const TrialCatalog& catalog, const std::string& name, int64_t step,
+                 const std::string& worker = "worker_0") {
+  const StepEntryList entries = catalog.StepEntries(*catalog.FindTensor(name), step);
+  const CatalogEntry* entry = entries.Find(worker, catalog.files());
+  return entry == nullptr ? 0 : entry->start_idx;
+}
+
+// A tensor saved at every step keeps no step map: its entries are found by the step's position
+// among the known steps (also for one that appears late, or stops being saved), and only a
+// tensor saved at some steps, or by several workers at a step, keeps one.
+TEST(TrialCatalogLayoutTest, DenseWhileSavedAtEveryStepSparseOtherwise) {
+  TrialCatalog catalog;
+  catalog.SetNumWorkers(1);
+  for (int64_t s = 0; s < 50; ++s) {
+    std::vector<std::string> names{"every"};
+    if (s >= 20) names.push_back("late");
+    if (s < 10) names.push_back("early");
+    if (s % 2 == 0) names.push_back("even");
+    // (Global steps 0, 10, 20, ...: positions differ from steps.)
+    Add(catalog, s * 10, "worker_0", File(Mode::kTrain, s, names, 1000 * static_cast<uint64_t>(s + 1)));
+  }
+  catalog.MarkAllStepsLoaded();
+  const TensorRecord& every = *catalog.FindTensor("every");
+  const TensorRecord& late = *catalog.FindTensor("late");
+  const TensorRecord& early = *catalog.FindTensor("early");
+  const TensorRecord& even = *catalog.FindTensor("even");
+  EXPECT_TRUE(every.dense);
+  EXPECT_TRUE(every.steps.empty());
+  EXPECT_TRUE(late.dense);
+  EXPECT_EQ(late.dense_first, 20u);
+  EXPECT_TRUE(late.steps.empty());
+  EXPECT_TRUE(early.dense);
+  EXPECT_FALSE(even.dense);
+  EXPECT_EQ(even.steps.size(), 25u);
+
+  for (int64_t s = 0; s < 50; ++s) {
+    const uint64_t base = 1000 * static_cast<uint64_t>(s + 1);
+    EXPECT_EQ(StartAt(catalog, "every", s * 10), base) << s;
+    EXPECT_EQ(StartAt(catalog, "late", s * 10), s >= 20 ? base + 40 : 0) << s;
+    EXPECT_EQ(StartAt(catalog, "early", s * 10) != 0, s < 10) << s;
+    EXPECT_EQ(StartAt(catalog, "even", s * 10) != 0, s % 2 == 0) << s;
+    EXPECT_TRUE(catalog.StepEntries(every, s * 10 + 1).empty());  // not a known step
+    EXPECT_EQ(Resolve(catalog, "late", s * 10, Mode::kGlobal), s >= 20 ? s * 10 : -1) << s;
+    EXPECT_EQ(Resolve(catalog, "late", s, Mode::kTrain), s >= 20 ? s * 10 : -1) << s;
+  }
+  std::vector<int64_t> late_steps;
+  for (int64_t s = 20; s < 50; ++s) late_steps.push_back(s * 10);
+  EXPECT_EQ(catalog.TensorSteps("late", false), late_steps);
+  EXPECT_EQ(catalog.TensorModeSteps("early", Mode::kTrain, false), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(catalog.TensorNamesAtStep(90), (std::vector<std::string>{"early", "every"}));
+  EXPECT_EQ(catalog.TensorNamesAtStep(200), (std::vector<std::string>{"even", "every", "late"}));
+  EXPECT_EQ(catalog.TensorNamesAtStep(210), (std::vector<std::string>{"every", "late"}));
+  EXPECT_EQ(catalog.TensorNamesAtStep(215), (std::vector<std::string>{}));
+}
+
+// A second worker at a step makes the tensor sparse with both entries in worker order; the
+// first entry keeps its address (the reader's cache key); the same worker again replaces its
+// entry in place, dense or not.
+TEST(TrialCatalogLayoutTest, MultiWorkerStepsMakeTheTensorSparseInPlace) {
+  TrialCatalog catalog;
+  catalog.SetNumWorkers(2);
+  Add(catalog, 0, "worker_1", File(Mode::kTrain, 0, {"a", "b"}, 100));
+  Add(catalog, 1, "worker_1", File(Mode::kTrain, 1, {"a", "b"}, 200));
+  const CatalogEntry* first = &catalog.StepEntries(*catalog.FindTensor("a"), 0).front();
+  Add(catalog, 1, "worker_1", File(Mode::kTrain, 1, {"a"}, 300));  // again: in place
+  EXPECT_TRUE(catalog.FindTensor("a")->dense);
+  EXPECT_EQ(StartAt(catalog, "a", 1, "worker_1"), 300u);
+  EXPECT_EQ(catalog.FindTensor("a")->entries.size(), 2u);
+  Add(catalog, 0, "worker_0", File(Mode::kTrain, 0, {"a"}, 400));
+  const TensorRecord& a = *catalog.FindTensor("a");
+  EXPECT_FALSE(a.dense);
+  EXPECT_TRUE(catalog.FindTensor("b")->dense);
+  const StepEntryList step0 = catalog.StepEntries(a, 0);
+  ASSERT_EQ(step0.size(), 2u);
+  EXPECT_EQ(catalog.files().worker(step0[0]), "worker_0");
+  EXPECT_EQ(step0[0].start_idx, 400u);
+  EXPECT_EQ(&step0[1], first);
+  EXPECT_EQ(first->start_idx, 100u);
+  Add(catalog, 1, "worker_0", File(Mode::kTrain, 1, {"a", "b"}, 500));
+  Add(catalog, 1, "worker_1", File(Mode::kTrain, 1, {"a"}, 600));  // again, now sparse: in place
+  EXPECT_EQ(catalog.FindTensor("a")->entries.size(), 4u);
+  EXPECT_EQ(StartAt(catalog, "a", 1, "worker_1"), 600u);
+  EXPECT_EQ(StartAt(catalog, "a", 1, "worker_0"), 500u);
+  EXPECT_EQ(StartAt(catalog, "b", 1, "worker_0"), 540u);
+  EXPECT_EQ(StartAt(catalog, "b", 1, "worker_1"), 240u);
+  EXPECT_EQ(catalog.StepEntries(*catalog.FindTensor("b"), 0).size(), 1u);
+  EXPECT_EQ(catalog.TensorSteps("a", true), (std::vector<int64_t>{0, 1}));
+}
+
+// A straggler (a new known step before the last one) moves the positions of the later steps:
+// dense tensors become sparse first and are still found at the right steps, at the same
+// addresses; tensors created afterwards are dense again.
+TEST(TrialCatalogLayoutTest, StragglerStepsKeepEveryEntryFound) {
+  TrialCatalog catalog;
+  catalog.SetNumWorkers(1);
+  std::vector<const CatalogEntry*> before;
+  for (int64_t s : {0, 2, 4, 6}) {
+    Add(catalog, s, "worker_0", File(Mode::kTrain, s, {"a"}, 100 + static_cast<uint64_t>(s)));
+    before.push_back(&catalog.StepEntries(*catalog.FindTensor("a"), s).front());
+  }
+  EXPECT_TRUE(catalog.FindTensor("a")->dense);
+  Add(catalog, 3, "worker_0", File(Mode::kTrain, 3, {"b"}, 700));
+  EXPECT_FALSE(catalog.FindTensor("a")->dense);
+  EXPECT_TRUE(catalog.FindTensor("b")->dense);
+  Add(catalog, 8, "worker_0", File(Mode::kTrain, 8, {"a", "c"}, 800));
+  Add(catalog, 10, "worker_0", File(Mode::kTrain, 10, {"c"}, 900));
+  EXPECT_TRUE(catalog.FindTensor("c")->dense);
+  for (size_t i = 0; i < 4; ++i) {
+    const int64_t s = static_cast<int64_t>(i) * 2;
+    EXPECT_EQ(&catalog.StepEntries(*catalog.FindTensor("a"), s).front(), before[i]) << s;
+    EXPECT_EQ(StartAt(catalog, "a", s), 100u + static_cast<uint64_t>(s)) << s;
+  }
+  EXPECT_EQ(StartAt(catalog, "a", 3), 0u);
+  EXPECT_EQ(StartAt(catalog, "a", 8), 800u);
+  EXPECT_EQ(StartAt(catalog, "b", 3), 700u);
+  EXPECT_EQ(StartAt(catalog, "c", 8), 840u);
+  EXPECT_EQ(StartAt(catalog, "c", 10), 900u);
+  EXPECT_EQ(catalog.TensorSteps("a", true), (std::vector<int64_t>{0, 2, 4, 6, 8}));
+  EXPECT_EQ(catalog.TensorNamesAtStep(3), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(catalog.TensorNamesAtStep(8), (std::vector<std::string>{"a", "c"}));
 }
 
 TEST(TrialCatalogTest, LengthsAboveFourGiBSaturate) {
@@ -214,7 +337,7 @@ TEST(TrialCatalogTest, LengthsAboveFourGiBSaturate) {
   IndexFile file = File(Mode::kTrain, 0, {});
   file.tensor_payload.push_back({"huge", 0, (uint64_t{1} << 33) + 5});
   Add(catalog, 0, "worker_0", std::move(file));
-  const CatalogEntry& huge = catalog.StepEntries(*catalog.FindTensor("huge"), 0)->front();
+  const CatalogEntry& huge = catalog.StepEntries(*catalog.FindTensor("huge"), 0).front();
   EXPECT_TRUE(huge.has_location());
   EXPECT_EQ(huge.length, UINT32_MAX);
 }
