@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -381,7 +382,8 @@ Status Trial::Impl::RefreshCollections() {
 
 Status Trial::Impl::RefreshIndex() {
   const std::string index_dir = Env::JoinPath(root, layout::kIndexDir);
-  std::vector<std::string> candidates;
+  // (A deque: the names are dropped a chunk at a time once added, see below.)
+  std::deque<std::string> candidates;
   if (!cursor_folder.empty() && !incomplete_steps.empty()) {
     // Files of steps before the earliest incomplete one cannot be new: start after them.
     const int64_t earliest = incomplete_steps.begin()->first;
@@ -404,6 +406,11 @@ Status Trial::Impl::RefreshIndex() {
   const Status s = env->ListFiles(index_dir, cursor, &fresh);
   if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   for (FileEntry& file : fresh) candidates.push_back(std::move(file.path));
+  // (Freed now, and the candidates a chunk at a time once added: a trial opened late lists every
+  // index file at once, and the list would otherwise add to the peak while the catalog grows.)
+  std::vector<FileEntry>().swap(fresh);
+  const size_t total = candidates.size();
+  size_t dropped = 0;  // candidates popped from the front: candidate i is candidates[i - dropped]
 
   // Candidates are in path order (stragglers sort before the cursor, fresh files after it),
   // which is the order smdebug processes files in, so first-seen-wins maps agree with it. They
@@ -418,11 +425,11 @@ Status Trial::Impl::RefreshIndex() {
   const auto parse = [&](size_t first) {
     Chunk chunk;
     chunk.first = first;
-    const size_t count = std::min(kChunk, candidates.size() - first);
+    const size_t count = std::min(kChunk, total - first);
     chunk.names.resize(count);
     chunk.parsed.resize(count);
     tbb::parallel_for(size_t{0}, count, [&](size_t i) {
-      const std::string& relative = candidates[first + i];
+      const std::string& relative = candidates[first + i - dropped];
       chunk.names[i] = layout::ParseIndexFilePath(std::string(layout::kIndexDir) + "/" + relative);
       const std::optional<layout::IndexFileName>& name = chunk.names[i];
       if (!name || name->step < options.range_begin || name->step >= options.range_end) return;
@@ -436,11 +443,11 @@ Status Trial::Impl::RefreshIndex() {
   bool parsed_any = false;
   const auto add = [&](Chunk& chunk) -> Status {
     for (size_t i = 0; i < chunk.names.size(); ++i) {
-      const std::string& relative = candidates[chunk.first + i];
+      const std::string& relative = candidates[chunk.first + i - dropped];
       if (!chunk.names[i]) continue;  // *.json.tmp, *.csv, stray files: ignored (and listed again; cheap)
       if (chunk.parsed[i]) {
         if (!chunk.parsed[i]->ok()) return chunk.parsed[i]->status();
-        catalog.set_files_ahead(candidates.size() - (chunk.first + i) - 1);
+        catalog.set_files_ahead(total - (chunk.first + i) - 1);
         catalog.AddIndexFile(chunk.names[i]->step, chunk.names[i]->worker, *std::move(*chunk.parsed[i]), &warnings);
         ++index_files_parsed;
         parsed_any = true;
@@ -465,11 +472,13 @@ Status Trial::Impl::RefreshIndex() {
       const size_t next_first = current.first + kChunk;
       Chunk next;
       tbb::task_group parsing;
-      if (next_first < candidates.size()) parsing.run([&] { next = parse(next_first); });
+      if (next_first < total) parsing.run([&] { next = parse(next_first); });
       const Status added = add(current);
       parsing.wait();  // (also before returning an error: the task uses this frame)
       if (!added.ok()) return added;
-      if (next_first >= candidates.size()) break;
+      if (next_first >= total) break;
+      // (After the parse task: it reads the deque.)
+      for (; dropped < next_first; ++dropped) candidates.pop_front();
       current = std::move(next);
     }
   }
