@@ -1027,6 +1027,35 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
                          [this](auto& file) { impl_->PrefetchFile(*file.first, file.second); });
 }
 
+namespace {
+
+// Asks the CPU for the catalog entries of `tensor` at `steps` (the default worker's) and then
+// for their index files' records, before the steps are resolved one by one: each is a cache miss
+// (entries lie a tensor count apart, and the resolution reads the entry and then its file), and
+// issued together they overlap instead of stalling one after the other. Hints only: a step the
+// tensor does not have is skipped. (Steps usually come in order: the position after the last
+// one found is tried first.)
+void PrefetchEntries(const internal::TensorRecord& tensor, std::span<const int64_t> steps) {
+  constexpr size_t kMax = 64;
+  std::array<const internal::CatalogEntry*, kMax> entries{};
+  size_t count = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < steps.size() && count < kMax; ++i) {
+    if (at >= tensor.steps.size() || tensor.steps.item(at).first != steps[i]) {
+      at = static_cast<size_t>(tensor.steps.lower_bound(steps[i]) - tensor.steps.begin());
+      if (at >= tensor.steps.size() || tensor.steps.item(at).first != steps[i]) continue;
+    }
+    const std::span<internal::CatalogEntry* const> all = tensor.steps.item(at).second.all();
+    ++at;
+    if (all.empty()) continue;
+    __builtin_prefetch(all.front());
+    entries[count++] = all.front();
+  }
+  for (size_t i = 0; i < count; ++i) __builtin_prefetch(entries[i]->file);
+}
+
+}  // namespace
+
 std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int64_t> steps, Mode mode, DType dtype,
                                       const std::vector<int64_t>& shape, std::span<std::byte> out) const {
   std::vector<Status> statuses(steps.size());
@@ -1051,8 +1080,8 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
     if (entry.start_idx > mapped.bytes.size() || entry.length > mapped.bytes.size() - entry.start_idx) return false;
     const std::span<const std::byte> record =
         mapped.bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
-    const StatusOr<tfrecord::RecordView> framed =
-        tfrecord::ParseExactRecord(record, *entry.file->event_file, entry.start_idx);
+    // (No file name: an error here only sends the step to Value(), which reports it.)
+    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, {}, entry.start_idx);
     if (!framed.ok()) return false;
     const StatusOr<EventView> event = DecodeEvent(framed->payload);
     if (!event.ok() || !event->has_tensor || DTypeFromProto(event->raw_dtype) != dtype || event->shape != shape ||
@@ -1075,6 +1104,7 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
         std::array<const internal::CatalogEntry*, kChunk> entries{};
         std::array<MappingCache::Key, kChunk> keys{};
         std::array<std::optional<MappingCache::Entry>, kChunk> found;
+        if (tensor != nullptr) PrefetchEntries(*tensor, steps.subspan(first, range.size()));
         for (size_t i = first; tensor != nullptr && i != range.end(); ++i) {
           const std::optional<internal::TrialCatalog::ResolvedStep> resolved =
               impl_->catalog.ResolveTensorStep(*tensor, steps[i], mode);
