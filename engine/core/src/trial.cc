@@ -1097,43 +1097,44 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
   const internal::TensorRecord* tensor =
       impl_->mapping_enabled() && each != 0 ? impl_->catalog.FindTensor(name) : nullptr;
   constexpr size_t kChunk = 64;
-  tbb::parallel_for(
-      tbb::blocked_range<size_t>(0, steps.size(), kChunk),
-      [&](const tbb::blocked_range<size_t>& range) {
-        const size_t first = range.begin();
-        std::array<const internal::CatalogEntry*, kChunk> entries{};
-        std::array<MappingCache::Key, kChunk> keys{};
-        std::array<std::optional<MappingCache::Entry>, kChunk> found;
-        if (tensor != nullptr) PrefetchEntries(*tensor, steps.subspan(first, range.size()));
-        for (size_t i = first; tensor != nullptr && i != range.end(); ++i) {
-          const std::optional<internal::TrialCatalog::ResolvedStep> resolved =
-              impl_->catalog.ResolveTensorStep(*tensor, steps[i], mode);
-          if (!resolved) continue;
-          const internal::CatalogEntry& entry = resolved->entries->front();  // (the default worker)
-          if (!entry.has_location() || entry.length > kMaxRecordLength) continue;
-          entries[i - first] = &entry;
-          keys[i - first] = Impl::MappingKey(entry);
+  const auto copy_chunk = [&](const size_t first, const size_t end) {  // REQUIRES: end - first <= kChunk
+    std::array<const internal::CatalogEntry*, kChunk> entries{};
+    std::array<MappingCache::Key, kChunk> keys{};
+    std::array<std::optional<MappingCache::Entry>, kChunk> found;
+    if (tensor != nullptr) {
+      PrefetchEntries(*tensor, steps.subspan(first, end - first));
+      for (size_t i = first; i != end; ++i) {
+        const std::optional<internal::TrialCatalog::ResolvedStep> resolved =
+            impl_->catalog.ResolveTensorStep(*tensor, steps[i], mode);
+        if (!resolved) continue;
+        const internal::CatalogEntry& entry = resolved->entries->front();  // (the default worker)
+        if (!entry.has_location() || entry.length > kMaxRecordLength) continue;
+        entries[i - first] = &entry;
+        keys[i - first] = Impl::MappingKey(entry);
+      }
+      impl_->mappings.FindAll(std::span(keys.data(), end - first), std::span(found.data(), end - first));
+    }
+    for (size_t i = first; i != end; ++i) {
+      const internal::CatalogEntry* entry = entries[i - first];
+      bool copied = false;
+      if (entry != nullptr) {
+        const std::optional<MappingCache::Entry>& known = found[i - first];
+        if (known && known->mapping && entry->start_idx <= known->size &&
+            entry->length <= known->size - entry->start_idx) {
+          copied = copy_record(i, *entry, *known->mapping);
+        } else if (const std::optional<FileMapping> mapped =
+                       impl_->MappingFor(*entry->file->event_file, entry->start_idx, entry->length)) {
+          copied = copy_record(i, *entry, *mapped);  // (a file not known yet, or grown)
         }
-        if (tensor != nullptr) {
-          impl_->mappings.FindAll(std::span(keys.data(), range.size()), std::span(found.data(), range.size()));
-        }
-        for (size_t i = first; i != range.end(); ++i) {
-          const internal::CatalogEntry* entry = entries[i - first];
-          bool copied = false;
-          if (entry != nullptr) {
-            const std::optional<MappingCache::Entry>& known = found[i - first];
-            if (known && known->mapping && entry->start_idx <= known->size &&
-                entry->length <= known->size - entry->start_idx) {
-              copied = copy_record(i, *entry, *known->mapping);
-            } else if (const std::optional<FileMapping> mapped =
-                           impl_->MappingFor(*entry->file->event_file, entry->start_idx, entry->length)) {
-              copied = copy_record(i, *entry, *mapped);  // (a file not known yet, or grown)
-            }
-          }
-          if (!copied) statuses[i] = copy_value(i);
-        }
-      },
-      tbb::simple_partitioner());
+      }
+      if (!copied) statuses[i] = copy_value(i);
+    }
+  };
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, steps.size(), kChunk), [&](const tbb::blocked_range<size_t>& range) {
+    for (size_t first = range.begin(); first < range.end(); first += kChunk) {
+      copy_chunk(first, std::min(first + kChunk, range.end()));
+    }
+  });
   return statuses;
 }
 
