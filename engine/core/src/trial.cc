@@ -14,6 +14,7 @@
 #include <deque>
 #include <list>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <unordered_map>
 
@@ -95,47 +96,94 @@ class OpenFileCache {
   std::unordered_map<std::string, std::pair<std::shared_ptr<RandomAccessFile>, std::list<std::string>::iterator>> map_;
 };
 
-// Thread-safe LRU of event files' mappings by path, and of files not mapped (too small, or the
-// Env cannot map them; remembered with their size then, so that a read does not ask again until
-// the file has grown). The mappings outlive the open files: a file closed by OpenFileCache stays
+// Thread-safe LRU of event files' mappings, and of files not mapped (too small, or the Env
+// cannot map them; remembered with their size then, so that a read does not ask again until the
+// file has grown). The mappings outlive the open files: a file closed by OpenFileCache stays
 // mapped here, and a mapping dropped here stays valid for the tensors that still view it.
+// Entries are found by key: the address of the catalog's string naming the event file
+// (IndexFileInfo::event_file), which stays put for the trial's life, so that a read looks its file
+// up without building and hashing the path (Python's values(steps) reads one record of each
+// file per call, hundreds of thousands a second). Every index file has its own string, so one
+// event file may have several keys: an entry is one per path, and a key not yet known is added
+// to the entry of its path (Insert, FindPath) rather than mapping the file a second time.
 class MappingCache {
  public:
+  using Key = const void*;
   struct Entry {
     std::optional<FileMapping> mapping;  // nullopt: not mapped
     uint64_t size = 0;                   // of the mapping, or of the file when it was not mapped
   };
 
-  std::optional<Entry> Find(const std::string& path) {
+  std::optional<Entry> Find(Key key) {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto it = map_.find(path);
-    if (it == map_.end()) return std::nullopt;
-    lru_.splice(lru_.begin(), lru_, it->second.second);
-    return it->second.first;
+    return FindLocked(key);
   }
-
-  void Insert(const std::string& path, Entry entry) {
+  // Find() of every key under one lock; out[i] stays nullopt for an unknown or null key.
+  // REQUIRES: out.size() == keys.size().
+  void FindAll(std::span<const Key> keys, std::span<std::optional<Entry>> out) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (const auto it = map_.find(path); it != map_.end()) Erase(it);
-    if (entry.mapping) mapped_bytes_ += entry.size;
-    lru_.push_front(path);
-    map_.emplace(path, std::make_pair(std::move(entry), lru_.begin()));
-    while (map_.size() > kMaxMappedEventFiles || (mapped_bytes_ > kMaxMappedBytes && map_.size() > 1)) {
-      Erase(map_.find(lru_.back()));
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] != nullptr) out[i] = FindLocked(keys[i]);
+    }
+  }
+  // The entry of `path` if known (under other keys); `key` becomes one of its keys.
+  std::optional<Entry> FindPath(const std::string& path, Key key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = by_path_.find(path);
+    if (it == by_path_.end()) return std::nullopt;
+    AddKey(it->second, key);
+    Touch(it->second);
+    return it->second.entry;
+  }
+  // Sets the entry of `path`, found under `key` (and the keys it had) from now on.
+  void Insert(const std::string& path, Key key, Entry entry) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto [it, inserted] = by_path_.try_emplace(path);
+    Node& node = it->second;
+    if (inserted) {
+      node.path = &it->first;
+      lru_.push_front(&node);
+      node.lru = lru_.begin();
+    } else {
+      if (node.entry.mapping) mapped_bytes_ -= node.entry.size;
+      Touch(node);
+    }
+    node.entry = std::move(entry);
+    if (node.entry.mapping) mapped_bytes_ += node.entry.size;
+    AddKey(node, key);
+    while (by_path_.size() > kMaxMappedEventFiles || (mapped_bytes_ > kMaxMappedBytes && by_path_.size() > 1)) {
+      Erase(*lru_.back());
     }
   }
 
  private:
-  using Map = std::unordered_map<std::string, std::pair<Entry, std::list<std::string>::iterator>>;
-  void Erase(Map::iterator it) {
-    if (it->second.first.mapping) mapped_bytes_ -= it->second.first.size;
-    lru_.erase(it->second.second);
-    map_.erase(it);
+  struct Node {
+    Entry entry;
+    const std::string* path = nullptr;  // its key in by_path_
+    std::vector<Key> keys;              // its keys in by_key_
+    std::list<Node*>::iterator lru;
+  };
+  std::optional<Entry> FindLocked(Key key) {
+    const auto it = by_key_.find(key);
+    if (it == by_key_.end()) return std::nullopt;
+    Touch(*it->second);
+    return it->second->entry;
+  }
+  void Touch(Node& node) { lru_.splice(lru_.begin(), lru_, node.lru); }
+  void AddKey(Node& node, Key key) {
+    if (by_key_.try_emplace(key, &node).second) node.keys.push_back(key);
+  }
+  void Erase(Node& node) {
+    if (node.entry.mapping) mapped_bytes_ -= node.entry.size;
+    for (const Key key : node.keys) by_key_.erase(key);
+    lru_.erase(node.lru);
+    by_path_.erase(by_path_.find(*node.path));  // (last: it destroys the node and the path)
   }
 
   std::mutex mu_;
-  std::list<std::string> lru_;  // most recently used first
-  Map map_;
+  std::unordered_map<std::string, Node> by_path_;  // (nodes never move)
+  std::unordered_map<Key, Node*> by_key_;
+  std::list<Node*> lru_;  // most recently used first
   uint64_t mapped_bytes_ = 0;
 };
 
@@ -258,18 +306,25 @@ struct Trial::Impl {
   }
   mutable std::mutex offsets_mu;
   mutable std::unordered_map<std::string, size_t> content_offsets;
-  // Reads the records of `wanted` (all in one event file) in coalesced runs and caches them.
-  void PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const;
+  // Reads the records of `wanted` (all in the event file `event_file` names: the catalog's
+  // string of one of their entries) in coalesced runs and caches them.
+  void PrefetchFile(std::string_view event_file, std::vector<Wanted>& wanted) const;
   // Reads the records wanted[first, last) with one read spanning them all and caches each one;
   // on any failure it caches nothing (Value() reads them one by one and reports).
   void ReadRun(const std::string& path, const RandomAccessFile& file, std::span<const Wanted> run) const;
-  // The mapping of event file `path` if it can be mapped and covers [start, start + length):
-  // then records are decoded where they lie. Otherwise (no mapping; a file too short for the
-  // record, e.g. still growing or damaged) nullopt, and the caller reads with Read(), which
-  // reports a short file as before. Only with options.map_event_files, and not with
-  // options.record_buffers: records must then be copied into those buffers (the isolation
-  // arena) anyway.
-  std::optional<FileMapping> MappingFor(const std::string& path, uint64_t start, uint64_t length) const;
+  // The mapping of the event file `event_file` names (the catalog's text: an entry's
+  // IndexFileInfo::event_file, relative to the root; its address keys MappingCache) if it can be mapped
+  // and covers [start, start + length): then records are decoded where they lie. Otherwise (no
+  // mapping; a file too short for the record, e.g. still growing or damaged) nullopt, and the
+  // caller reads with Read(), which reports a short file as before. Only with
+  // options.map_event_files (mapping_enabled()), and not with options.record_buffers: records
+  // must then be copied into those buffers (the isolation arena) anyway.
+  std::optional<FileMapping> MappingFor(std::string_view event_file, uint64_t start, uint64_t length) const;
+  bool mapping_enabled() const { return options.map_event_files && !options.record_buffers; }
+  // The key of `entry`'s event file in MappingCache.
+  MappingCache::Key MappingKey(const internal::CatalogEntry& entry) const {
+    return catalog.files().of(entry).event_file.data();
+  }
   // A buffer for `size` bytes of records: options.record_buffers, else the heap.
   std::shared_ptr<std::byte[]> AllocateRecordBuffer(size_t size) const {
     if (options.record_buffers) return options.record_buffers->Allocate(size);
@@ -553,11 +608,18 @@ bool Trial::Impl::SomethingPending() const {
   return last && *last > catalog.last_complete_step();
 }
 
-std::optional<FileMapping> Trial::Impl::MappingFor(const std::string& path, uint64_t start, uint64_t length) const {
-  if (!options.map_event_files || options.record_buffers) return std::nullopt;
+std::optional<FileMapping> Trial::Impl::MappingFor(std::string_view event_file, uint64_t start,
+                                                   uint64_t length) const {
+  if (!mapping_enabled()) return std::nullopt;
   const auto covers = [&](uint64_t size) { return start <= size && length <= size - start; };
-  std::optional<MappingCache::Entry> known = mappings.Find(path);
+  std::optional<MappingCache::Entry> known = mappings.Find(event_file.data());
   if (known && covers(known->size)) return known->mapping;
+  const std::string path = Env::JoinPath(root, event_file);
+  if (!known) {
+    // (Known under another index file's string of the same path?)
+    known = mappings.FindPath(path, event_file.data());
+    if (known && covers(known->size)) return known->mapping;
+  }
   // Unknown, or the record lies beyond what was known of the file: look at the file as it is now.
   StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
   if (!file.ok()) return std::nullopt;
@@ -568,7 +630,7 @@ std::optional<FileMapping> Trial::Impl::MappingFor(const std::string& path, uint
     entry.mapping = (*file)->Mapped();
     if (entry.mapping) entry.size = entry.mapping->bytes.size();
   }
-  mappings.Insert(path, entry);
+  mappings.Insert(path, event_file.data(), entry);
   if (!covers(entry.size)) return std::nullopt;
   return entry.mapping;
 }
@@ -582,7 +644,7 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
                            std::string(location.name) + "' at offset " + std::to_string(location.start_idx) +
                            " exceeds the largest possible record");
     }
-    if (const std::optional<FileMapping> mapped = MappingFor(path, location.start_idx, location.length)) {
+    if (const std::optional<FileMapping> mapped = MappingFor(catalog.files().of(entry).event_file, location.start_idx, location.length)) {
       const std::span<const std::byte> record =
           mapped->bytes.subspan(static_cast<size_t>(location.start_idx), static_cast<size_t>(location.length));
       return DecodeMappedTensorRecord(mapped->owner, record, path, location.start_idx, location.name);
@@ -648,7 +710,7 @@ void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
   }
 }
 
-void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted>& wanted) const {
+void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>& wanted) const {
   const auto read_alone = [this](const Wanted& w) {
     const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, RawRecord(*w.entry, w.name));
     if (!value.ok()) return;
@@ -667,7 +729,7 @@ void Trial::Impl::PrefetchFile(const std::string& event_file, std::vector<Wanted
     first_start = std::min(first_start, w.entry->start_idx);
     last_end = std::max(last_end, w.entry->start_idx + std::min<uint64_t>(w.entry->length, kMaxRecordLength));
   }
-  if (const std::optional<FileMapping> mapped = MappingFor(path, first_start, last_end - first_start)) {
+  if (const std::optional<FileMapping> mapped = MappingFor(event_file, first_start, last_end - first_start)) {
     const uint64_t size = mapped->bytes.size();
     tbb::parallel_for(tbb::blocked_range<size_t>(0, wanted.size()), [&](const tbb::blocked_range<size_t>& range) {
       std::vector<std::pair<TensorCache::Key, TensorPtr>> decoded;
@@ -951,6 +1013,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
   std::vector<TensorPtr> cached(out != nullptr && with_values ? cache_keys.size() : 0);
   impl_->cache.PresenceOf(cache_keys, presence, cached);
   // Grouped by event file (usually one or a few per call, so the last group is checked first).
+  // (Each group keeps the catalog's text of its first entry, whose address keys the mappings.)
   std::vector<std::pair<std::string_view, std::vector<Impl::Wanted>>> by_file;
   std::unordered_map<std::string_view, size_t> group_of;
   size_t group = SIZE_MAX;  // of the previous key
@@ -963,7 +1026,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
       }
       continue;
     }
-    const std::string_view file = impl_->catalog.files().of(*wanted[i].entry).event_file;  // (views the catalog's string)
+    const std::string_view file = impl_->catalog.files().of(*wanted[i].entry).event_file;  // (views the catalog's text)
     if (group == SIZE_MAX || by_file[group].first != file) {
       const auto [it, inserted] = group_of.try_emplace(file, by_file.size());
       if (inserted) by_file.emplace_back(file, std::vector<Impl::Wanted>());
@@ -972,7 +1035,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
     by_file[group].second.push_back(wanted[i]);
   }
   tbb::parallel_for_each(by_file.begin(), by_file.end(),
-                         [this](auto& file) { impl_->PrefetchFile(std::string(file.first), file.second); });
+                         [this](auto& file) { impl_->PrefetchFile(file.first, file.second); });
 }
 
 std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int64_t> steps, Mode mode, DType dtype,
@@ -995,29 +1058,62 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
   };
   // In place from a mapped file: a tensor_content record of the expected dtype and shape, with
   // the same framing and CRC checks as decoding; anything else takes the Value() path.
-  const auto copy_mapped = [&](size_t i) -> bool {
-    StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, steps[i], mode, std::nullopt);
-    if (!resolved.ok() || !resolved->entry->has_location()) return false;
-    const internal::CatalogEntry& entry = *resolved->entry;
-    if (entry.length > kMaxRecordLength) return false;
-    const std::string path = Env::JoinPath(impl_->root, impl_->catalog.files().of(entry).event_file);
-    const std::optional<FileMapping> mapped = impl_->MappingFor(path, entry.start_idx, entry.length);
-    if (!mapped) return false;
+  const auto copy_record = [&](size_t i, const internal::CatalogEntry& entry, const FileMapping& mapped) -> bool {
+    if (entry.start_idx > mapped.bytes.size() || entry.length > mapped.bytes.size() - entry.start_idx) return false;
     const std::span<const std::byte> record =
-        mapped->bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
-    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, path, entry.start_idx);
+        mapped.bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
+    // (No file name: an error here only sends the step to Value(), which reports it.)
+    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, {}, entry.start_idx);
     if (!framed.ok()) return false;
     const StatusOr<EventView> event = DecodeEvent(framed->payload);
     if (!event.ok() || !event->has_tensor || DTypeFromProto(event->raw_dtype) != dtype || event->shape != shape ||
-        event->content.size() != each || each == 0) {
+        event->content.size() != each) {
       return false;
     }
     std::memcpy(out.data() + i * each, event->content.data(), each);
     return true;
   };
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, steps.size()), [&](const tbb::blocked_range<size_t>& range) {
-    for (size_t i = range.begin(); i != range.end(); ++i) {
-      if (!copy_mapped(i)) statuses[i] = copy_value(i);
+  // The tensor is looked up once; each step's entry and mapping in chunks: the entries first,
+  // then their files' mappings under one lock (MappingCache::FindAll, keyed by the catalog's
+  // strings: no path built per record), then the copies.
+  const internal::TensorRecord* tensor =
+      impl_->mapping_enabled() && each != 0 ? impl_->catalog.FindTensor(name) : nullptr;
+  constexpr size_t kChunk = 64;
+  const auto copy_chunk = [&](const size_t first, const size_t end) {  // REQUIRES: end - first <= kChunk
+    std::array<const internal::CatalogEntry*, kChunk> entries{};
+    std::array<MappingCache::Key, kChunk> keys{};
+    std::array<std::optional<MappingCache::Entry>, kChunk> found;
+    if (tensor != nullptr) {
+      for (size_t i = first; i != end; ++i) {
+        const std::optional<internal::TrialCatalog::ResolvedStep> resolved =
+            impl_->catalog.ResolveTensorStep(*tensor, steps[i], mode);
+        if (!resolved) continue;
+        const internal::CatalogEntry& entry = resolved->entries.front();  // (the default worker)
+        if (!entry.has_location() || entry.length > kMaxRecordLength) continue;
+        entries[i - first] = &entry;
+        keys[i - first] = impl_->MappingKey(entry);
+      }
+      impl_->mappings.FindAll(std::span(keys.data(), end - first), std::span(found.data(), end - first));
+    }
+    for (size_t i = first; i != end; ++i) {
+      const internal::CatalogEntry* entry = entries[i - first];
+      bool copied = false;
+      if (entry != nullptr) {
+        const std::optional<MappingCache::Entry>& known = found[i - first];
+        if (known && known->mapping && entry->start_idx <= known->size &&
+            entry->length <= known->size - entry->start_idx) {
+          copied = copy_record(i, *entry, *known->mapping);
+        } else if (const std::optional<FileMapping> mapped =
+                       impl_->MappingFor(impl_->catalog.files().of(*entry).event_file, entry->start_idx, entry->length)) {
+          copied = copy_record(i, *entry, *mapped);  // (a file not known yet, or grown)
+        }
+      }
+      if (!copied) statuses[i] = copy_value(i);
+    }
+  };
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, steps.size(), kChunk), [&](const tbb::blocked_range<size_t>& range) {
+    for (size_t first = range.begin(); first < range.end(); first += kChunk) {
+      copy_chunk(first, std::min(first + kChunk, range.end()));
     }
   });
   return statuses;

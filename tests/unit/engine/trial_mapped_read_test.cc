@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -18,11 +19,12 @@ namespace {
 using testing::SyntheticTensor;
 using testing::SyntheticTrial;
 
-// Local files, with Read() calls on event files counted and mapping on or off.
+// Local files, with Read() calls on event files and mappings made counted, and mapping on or off.
 class LocalFilesEnv : public ForwardingEnv {
  public:
   explicit LocalFilesEnv(bool map) : ForwardingEnv(Env::Default()), map_(map) {}
   int event_file_reads() const { return event_file_reads_; }
+  int mappings_made() const { return mappings_made_; }
 
   StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
     LITMUS_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, base()->NewRandomAccessFile(path));
@@ -40,7 +42,10 @@ class LocalFilesEnv : public ForwardingEnv {
     }
     StatusOr<uint64_t> Size() const override { return base_->Size(); }
     std::optional<FileMapping> Mapped() const override {
-      return env_->map_ ? base_->Mapped() : std::nullopt;
+      if (!env_->map_) return std::nullopt;
+      std::optional<FileMapping> mapping = base_->Mapped();
+      if (mapping) ++env_->mappings_made_;
+      return mapping;
     }
 
    private:
@@ -50,6 +55,7 @@ class LocalFilesEnv : public ForwardingEnv {
   };
   const bool map_;
   std::atomic<int> event_file_reads_{0};
+  std::atomic<int> mappings_made_{0};
 };
 
 std::unique_ptr<Trial> Open(Env* env, const std::string& root) {
@@ -253,6 +259,131 @@ TEST(TrialMappedReadTest, CopyValuesCopiesWhatValueGives) {
     EXPECT_EQ(statuses[2].ToString(), trial->Value("a", 5).status().ToString());
     EXPECT_EQ(statuses[2].code(), StatusCode::kDataLoss) << statuses[2].ToString();
   }
+}
+
+std::string ReadWholeFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// CopyValues of every tensor at `steps` into one array each, compared with Tensors(step).
+void ExpectCopyValues(const Trial& trial, const std::vector<int64_t>& steps) {
+  for (const SyntheticTensor& tensor : Tensors(0)) {
+    std::vector<float> out(7000 * steps.size(), -1.0f);
+    const std::vector<Status> statuses = trial.CopyValues(tensor.name, steps, Mode::kGlobal, DType::kFloat32, {7000},
+                                                          std::as_writable_bytes(std::span(out)));
+    ASSERT_EQ(statuses.size(), steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+      ASSERT_TRUE(statuses[i].ok()) << tensor.name << " at " << steps[i] << ": " << statuses[i].ToString();
+      const std::vector<float> expected = Tensors(steps[i])[static_cast<size_t>(tensor.name.size() - 1)].values;
+      EXPECT_EQ(std::memcmp(out.data() + i * 7000, expected.data(), 7000 * sizeof(float)), 0)
+          << tensor.name << " at " << steps[i];
+    }
+  }
+}
+
+// Mappings are found by the catalog's string of the event file, one per index file: index files
+// that name the same event file still share one mapping of it (not one each), through
+// CopyValues and Value() alike.
+TEST(TrialMappedReadTest, EventFileNamedBySeveralIndexFilesIsMappedOnce) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  constexpr int64_t kSteps = 4;
+  for (int64_t step = 0; step < kSteps; ++step) t.WriteStep(step, "worker_0", Mode::kTrain, step, Tensors(step));
+  // Every step's records moved into one event file, and every index file rewritten to name it.
+  const std::string shared = "events/shared/all_steps.tfevents";
+  std::string events;
+  for (int64_t step = 0; step < kSteps; ++step) {
+    const std::filesystem::path own = t.dir().path() / layout::EventFilePath(step, "worker_0");
+    const std::string records = ReadWholeFile(own);
+    std::filesystem::remove(own);
+    IndexFile index;
+    index.mode = Mode::kTrain;
+    index.mode_step = step;
+    index.event_file_name = shared;
+    uint64_t at = 0;
+    for (const SyntheticTensor& tensor : Tensors(step)) {
+      uint64_t length = 0;
+      std::memcpy(&length, records.data() + at, sizeof(length));
+      index.tensor_payload.push_back({tensor.name, events.size() + at, length + tfrecord::kFramingOverhead});
+      at += length + tfrecord::kFramingOverhead;
+    }
+    ASSERT_EQ(at, records.size());
+    events += records;
+    t.WriteRaw(layout::IndexFilePath(step, "worker_0"), SerializeIndexJson(index));
+  }
+  t.WriteRaw(shared, events);
+  t.WriteEndMarker();
+
+  LocalFilesEnv env(/*map=*/true);
+  std::unique_ptr<Trial> trial = Open(&env, t.root());
+  ASSERT_NE(trial, nullptr);
+  ExpectCopyValues(*trial, {0, 1, 2, 3});
+  ExpectCopyValues(*trial, {3, 1});
+  for (int64_t step = 0; step < kSteps; ++step) {
+    for (const SyntheticTensor& tensor : Tensors(step)) ExpectValue(*trial, tensor, step);
+  }
+  EXPECT_EQ(env.mappings_made(), 1) << "one mapping of the one event file";
+  EXPECT_EQ(env.event_file_reads(), 0);
+}
+
+// A live trial: CopyValues of a step whose event file is still short gives what Value() gives
+// for the missing records and copies the others; once the file has grown it is mapped again
+// and every record copied from the new mapping.
+TEST(TrialMappedReadTest, CopyValuesMapsAGrownFileAgain) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  t.WriteStep(0, "worker_0", Mode::kTrain, 0, Tensors(0));
+  t.WriteStep(1, "worker_0", Mode::kTrain, 1, Tensors(1));
+  const std::filesystem::path events = t.dir().path() / layout::EventFilePath(1, "worker_0");
+  const std::string full = ReadWholeFile(events);
+  const size_t cut = full.size() - full.size() / 12;  // in the middle of the last record ("ffffff")
+  std::filesystem::resize_file(events, cut);
+
+  LocalFilesEnv env(/*map=*/true);
+  std::unique_ptr<Trial> trial = Open(&env, t.root());
+  ASSERT_NE(trial, nullptr);
+  std::vector<float> out(7000 * 2);
+  const std::vector<int64_t> steps = {0, 1};
+  std::vector<Status> statuses =
+      trial->CopyValues("ffffff", steps, Mode::kGlobal, DType::kFloat32, {7000}, std::as_writable_bytes(std::span(out)));
+  LITMUS_EXPECT_OK(statuses[0]);
+  EXPECT_EQ(GetTrialError(statuses[1]), TrialError::kStepNotYetAvailable) << statuses[1].ToString();
+  EXPECT_EQ(statuses[1].ToString(), trial->Value("ffffff", 1).status().ToString());
+  ExpectCopyValues(*trial, {0});
+  const int mappings_before = env.mappings_made();
+  const int reads_before = env.event_file_reads();  // (the short record's, as Value() reads it)
+  {
+    std::ofstream append(events, std::ios::binary | std::ios::app);
+    append.write(full.data() + cut, static_cast<std::streamsize>(full.size() - cut));
+  }
+  ExpectCopyValues(*trial, {1, 0});
+  EXPECT_EQ(env.mappings_made(), mappings_before + 1) << "the grown file is mapped again, once";
+  EXPECT_EQ(env.event_file_reads(), reads_before) << "the grown file is mapped again, not read";
+}
+
+// Two trials of one folder keep their own mappings, and a refresh that adds steps (new index
+// files, new catalog strings) is served by CopyValues like the steps known before.
+TEST(TrialMappedReadTest, CopyValuesAcrossTrialsAndRefreshes) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  for (int64_t step = 0; step < 2; ++step) t.WriteStep(step, "worker_0", Mode::kTrain, step, Tensors(step));
+  LocalFilesEnv env(/*map=*/true);
+  std::unique_ptr<Trial> first = Open(&env, t.root());
+  std::unique_ptr<Trial> second = Open(&env, t.root());
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  ExpectCopyValues(*first, {0, 1});
+  ExpectCopyValues(*second, {1, 0});
+  for (int64_t step = 2; step < 5; ++step) t.WriteStep(step, "worker_0", Mode::kTrain, step, Tensors(step));
+  t.WriteEndMarker();
+  LITMUS_ASSERT_OK(first->Refresh());
+  ExpectCopyValues(*first, {4, 0, 2, 1, 3});
+  first.reset();  // (the other trial's mappings are its own)
+  LITMUS_ASSERT_OK(second->Refresh());
+  ExpectCopyValues(*second, {0, 1, 2, 3, 4});
+  EXPECT_EQ(env.event_file_reads(), 0);
+  EXPECT_EQ(env.mappings_made(), 2 * 5) << "each trial maps each event file once";
 }
 
 }  // namespace
