@@ -41,6 +41,7 @@ struct EntryExtras {
   // "smdebug/reductions/..." name of the index). (Map nodes never move: the reader keys its
   // cache by a location's address.)
   std::map<std::pair<layout::Reduction, bool>, IndexEntry> stored_reductions;
+  uint64_t start = 0;  // the raw record's offset when CatalogEntry::wide_start
 };
 
 // What every entry of one index file (one global step of one worker) shares: 40 bytes, a file
@@ -52,23 +53,27 @@ struct IndexFileInfo {
   Mode mode = Mode::kGlobal;
 };
 
-// One (tensor, global step, worker) of the catalog: 16 bytes.
+// One (tensor, global step, worker) of the catalog: 12 bytes (a trial has one per saved
+// tensor, step and worker: at a million steps of 50 tensors every byte here is 50 MB).
 struct CatalogEntry {
   // The raw tensor record in the file's event_file, if has_location(). (A record is at least 16
   // bytes, which the index parser checks: length 0 stands for "no raw value".) The length is
   // saturated at 2^32 - 1: the reader rejects any record above 2 GiB (trial.cc kMaxRecordLength)
-  // before reading it, so a longer one is refused all the same.
-  uint64_t start_idx = 0;
+  // before reading it, so a longer one is refused all the same. The record's offset is
+  // EntryFiles::start(): start_low while it fits 32 bits (smdebug writes an event file a step
+  // and worker, so offsets are small), else in the entry's side-table row (wide_start).
+  uint32_t start_low = 0;
   uint32_t length = 0;
-  uint32_t file : 31 = 0;       // the number of its index file in its EntryFiles
+  uint32_t file : 30 = 0;       // the number of its index file in its EntryFiles
   uint32_t has_extras : 1 = 0;  // the entry has a row in its EntryFiles' side table
+  uint32_t wide_start : 1 = 0;  // the offset is EntryExtras::start (>= 2^32)
 
   static uint32_t SaturatedLength(uint64_t length) {
     return static_cast<uint32_t>(std::min<uint64_t>(length, std::numeric_limits<uint32_t>::max()));
   }
   bool has_location() const { return length != 0; }
 };
-static_assert(sizeof(CatalogEntry) == 16, "an entry a record: keep it small (catalog_entries.h)");
+static_assert(sizeof(CatalogEntry) == 12, "an entry a record: keep it small (catalog_entries.h)");
 
 // Index files and the entries' rare parts: what an entry refers to by number. Files and extras
 // never move once added (the reader keys its cache by a stored reduction's address).
@@ -78,8 +83,8 @@ class EntryFiles {
   EntryFiles(const EntryFiles&) = delete;
   EntryFiles& operator=(const EntryFiles&) = delete;
 
-  // The most files a catalog holds (CatalogEntry::file has 31 bits).
-  static constexpr size_t kMaxFiles = size_t{1} << 31;
+  // The most files a catalog holds (CatalogEntry::file has 30 bits).
+  static constexpr size_t kMaxFiles = size_t{1} << 30;
   // Adds a file of `worker` whose records are in `event_file`; returns its number.
   // REQUIRES: size() < kMaxFiles (checked by the catalog).
   uint32_t Add(std::string_view worker, Mode mode, int64_t mode_step, std::string_view event_file) {
@@ -99,6 +104,21 @@ class EntryFiles {
   const IndexFileInfo& of(const CatalogEntry& entry) const { return (*this)[entry.file]; }
   const std::string& worker(const CatalogEntry& entry) const { return *of(entry).worker; }
 
+  // The offset of `entry`'s record in its event file.
+  uint64_t start(const CatalogEntry& entry) const {
+    return entry.wide_start ? extras_.at(&entry).start : entry.start_low;
+  }
+  // Sets the offset of `entry`'s record (which must keep its address).
+  void SetStart(CatalogEntry& entry, uint64_t start) {
+    if (start <= std::numeric_limits<uint32_t>::max()) {
+      entry.start_low = static_cast<uint32_t>(start);
+      if (entry.wide_start) extras_.at(&entry).start = start;
+      return;
+    }
+    entry.start_low = 0;
+    entry.wide_start = 1;
+    MutableExtras(entry).start = start;
+  }
   // The shape and stored reductions of `entry`, or nullptr.
   const EntryExtras* extras(const CatalogEntry& entry) const {
     if (!entry.has_extras) return nullptr;
@@ -125,7 +145,7 @@ class EntryFiles {
     out.worker = *file.worker;
     out.mode = file.mode;
     out.mode_step = file.mode_step;
-    if (entry.has_location()) out.location = IndexEntry{std::string(name), entry.start_idx, entry.length};
+    if (entry.has_location()) out.location = IndexEntry{std::string(name), start(entry), entry.length};
     out.event_file = std::make_shared<const std::string>(file.event_file);
     if (const EntryExtras* e = extras(entry)) {
       out.shape = e->shape;

@@ -246,8 +246,8 @@ struct Trial::Impl {
     std::string_view name;  // the tensor's name in the index, for messages
   };
   // The raw value's record of `entry` (REQUIRES: entry.has_location()), of tensor `name`.
-  static Record RawRecord(const internal::CatalogEntry& entry, std::string_view name) {
-    return {CacheKey(entry), entry.start_idx, entry.length, name};
+  Record RawRecord(const internal::CatalogEntry& entry, std::string_view name) const {
+    return {CacheKey(entry), catalog.files().start(entry), entry.length, name};
   }
   static Record StoredRecord(const IndexEntry& location) {
     return {reinterpret_cast<uintptr_t>(&location), location.start_idx, location.length, location.tensor_name};
@@ -272,6 +272,7 @@ struct Trial::Impl {
     std::string_view name;
     int64_t global_step;
     const internal::CatalogEntry* entry;
+    uint64_t start;  // entry's offset (EntryFiles::start)
     uint32_t reductions;
     Prefetched* out;  // what Prefetch tells of the key (its out-parameter), or nullptr
     bool with_value;  // out->value receives the decoded value
@@ -726,8 +727,8 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
   uint64_t first_start = UINT64_MAX;
   uint64_t last_end = 0;
   for (const Wanted& w : wanted) {
-    first_start = std::min(first_start, w.entry->start_idx);
-    last_end = std::max(last_end, w.entry->start_idx + std::min<uint64_t>(w.entry->length, kMaxRecordLength));
+    first_start = std::min(first_start, w.start);
+    last_end = std::max(last_end, w.start + std::min<uint64_t>(w.entry->length, kMaxRecordLength));
   }
   if (const std::optional<FileMapping> mapped = MappingFor(event_file, first_start, last_end - first_start)) {
     const uint64_t size = mapped->bytes.size();
@@ -737,13 +738,13 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
       for (size_t i = range.begin(); i != range.end(); ++i) {
         const Wanted& w = wanted[i];
         const internal::CatalogEntry& entry = *w.entry;
-        if (entry.length > kMaxRecordLength || entry.start_idx > size || entry.length > size - entry.start_idx) {
+        if (entry.length > kMaxRecordLength || w.start > size || entry.length > size - w.start) {
           read_alone(w);  // (reports through the ordinary path)
           continue;
         }
         const std::span<const std::byte> record =
-            mapped->bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
-        StatusOr<TensorPtr> tensor = DecodeMappedTensorRecord(mapped->owner, record, path, entry.start_idx, w.name);
+            mapped->bytes.subspan(static_cast<size_t>(w.start), static_cast<size_t>(entry.length));
+        StatusOr<TensorPtr> tensor = DecodeMappedTensorRecord(mapped->owner, record, path, w.start, w.name);
         if (!tensor.ok()) continue;  // (Value() reads it again and reports)
         ComputeReductions(**tensor, w.reductions);
         ReportDecoded(w, *tensor);
@@ -760,7 +761,7 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
   }
   const RandomAccessFile::Coalescing limits = (*file)->coalescing();
   std::sort(wanted.begin(), wanted.end(), [](const Wanted& a, const Wanted& b) {
-    return a.entry->start_idx < b.entry->start_idx;
+    return a.start < b.start;
   });
   // Runs of records that are small enough, close enough and fit one read; a run of one record
   // takes the ordinary path (which also reads large records alone).
@@ -771,12 +772,14 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
     if (i < wanted.size()) {
       const internal::CatalogEntry& prev = *wanted[i - 1].entry;
       const internal::CatalogEntry& next = *wanted[i].entry;
-      const uint64_t run_begin = wanted[first].entry->start_idx;
-      const uint64_t prev_end = prev.start_idx + prev.length;
+      const uint64_t prev_start = wanted[i - 1].start;
+      const uint64_t next_start = wanted[i].start;
+      const uint64_t run_begin = wanted[first].start;
+      const uint64_t prev_end = prev_start + prev.length;
       extend = prev.length <= limits.max_record_bytes && next.length <= limits.max_record_bytes &&
-               next.length <= kMaxRecordLength && next.start_idx >= prev_end &&
-               next.start_idx - prev_end <= limits.max_gap_bytes &&
-               next.start_idx + next.length - run_begin <= limits.max_read_bytes;
+               next.length <= kMaxRecordLength && next_start >= prev_end &&
+               next_start - prev_end <= limits.max_gap_bytes &&
+               next_start + next.length - run_begin <= limits.max_read_bytes;
     }
     if (extend) continue;
     runs.emplace_back(wanted.data() + first, i - first);
@@ -792,8 +795,8 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
 }
 
 void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file, std::span<const Wanted> run) const {
-  const uint64_t begin = run.front().entry->start_idx;
-  const uint64_t end = run.back().entry->start_idx + run.back().entry->length;
+  const uint64_t begin = run.front().start;
+  const uint64_t end = run.back().start + run.back().entry->length;
   const size_t size = static_cast<size_t>(end - begin);
   std::shared_ptr<std::byte[]> buffer = AllocateRecordBuffer(size);
   const StatusOr<size_t> read = file.Read(begin, std::span<std::byte>(buffer.get(), size));
@@ -802,8 +805,8 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
   decoded.reserve(run.size());
   for (const Wanted& w : run) {
     const internal::CatalogEntry& entry = *w.entry;
-    const std::span<std::byte> record(buffer.get() + (entry.start_idx - begin), static_cast<size_t>(entry.length));
-    StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, entry.start_idx, w.name);
+    const std::span<std::byte> record(buffer.get() + (w.start - begin), static_cast<size_t>(entry.length));
+    StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, w.start, w.name);
     if (!tensor.ok()) continue;
     ComputeReductions(**tensor, w.reductions);
     ReportDecoded(w, *tensor);
@@ -988,7 +991,7 @@ StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": no raw value saved" +
                                 (impl_->catalog.files().has_stored_reductions(entry) ? " (only reductions)" : ""));
   }
-  return impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name));
+  return impl_->Read(name, resolved.global_step, entry, impl_->RawRecord(entry, name));
 }
 
 void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched>* out, bool with_values) const {
@@ -1004,7 +1007,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
     const internal::CatalogEntry& entry = *resolved->entry;
     const TensorCache::Key key = Impl::CacheKey(entry);
     if (out != nullptr) (*out)[k].stored_reductions = impl_->catalog.files().has_stored_reductions(entry);
-    wanted.push_back({key, name, resolved->global_step, &entry,
+    wanted.push_back({key, name, resolved->global_step, &entry, impl_->catalog.files().start(entry),
                       resolved->tensor->reductions_asked.load(std::memory_order_relaxed),
                       out != nullptr ? out->data() + k : nullptr, with_values});
     cache_keys.push_back(key);
@@ -1059,11 +1062,12 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
   // In place from a mapped file: a tensor_content record of the expected dtype and shape, with
   // the same framing and CRC checks as decoding; anything else takes the Value() path.
   const auto copy_record = [&](size_t i, const internal::CatalogEntry& entry, const FileMapping& mapped) -> bool {
-    if (entry.start_idx > mapped.bytes.size() || entry.length > mapped.bytes.size() - entry.start_idx) return false;
+    const uint64_t start = impl_->catalog.files().start(entry);
+    if (start > mapped.bytes.size() || entry.length > mapped.bytes.size() - start) return false;
     const std::span<const std::byte> record =
-        mapped.bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
+        mapped.bytes.subspan(static_cast<size_t>(start), static_cast<size_t>(entry.length));
     // (No file name: an error here only sends the step to Value(), which reports it.)
-    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, {}, entry.start_idx);
+    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, {}, start);
     if (!framed.ok()) return false;
     const StatusOr<EventView> event = DecodeEvent(framed->payload);
     if (!event.ok() || !event->has_tensor || DTypeFromProto(event->raw_dtype) != dtype || event->shape != shape ||
@@ -1100,11 +1104,11 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
       bool copied = false;
       if (entry != nullptr) {
         const std::optional<MappingCache::Entry>& known = found[i - first];
-        if (known && known->mapping && entry->start_idx <= known->size &&
-            entry->length <= known->size - entry->start_idx) {
+        const uint64_t start = impl_->catalog.files().start(*entry);
+        if (known && known->mapping && start <= known->size && entry->length <= known->size - start) {
           copied = copy_record(i, *entry, *known->mapping);
         } else if (const std::optional<FileMapping> mapped =
-                       impl_->MappingFor(impl_->catalog.files().of(*entry).event_file, entry->start_idx, entry->length)) {
+                       impl_->MappingFor(impl_->catalog.files().of(*entry).event_file, start, entry->length)) {
           copied = copy_record(i, *entry, *mapped);  // (a file not known yet, or grown)
         }
       }
@@ -1151,7 +1155,7 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value,
-                          impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name)));
+                          impl_->Read(name, resolved.global_step, entry, impl_->RawRecord(entry, name)));
   // (Read first: the bit is usually set already, and a read-modify-write would take the cache
   // line from the reading threads every time.)
   const uint32_t asked = uint32_t{1} << Impl::ReductionKey(r, abs);
@@ -1176,7 +1180,7 @@ StatusOr<std::vector<int64_t>> Trial::Shape(std::string_view name, int64_t step,
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a shape nor a raw value saved");
   }
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value,
-                          impl_->Read(name, resolved.global_step, entry, Impl::RawRecord(entry, name)));
+                          impl_->Read(name, resolved.global_step, entry, impl_->RawRecord(entry, name)));
   return value->shape();
 }
 

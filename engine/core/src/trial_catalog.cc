@@ -174,7 +174,7 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
   // The step counts as written by this worker once the file has any entry (the same for every
   // entry, so noted once); a file without any adds nothing.
   if (index.tensor_payload.empty() && index.shape_payload.empty()) return;
-  if (files_.size() >= EntryFiles::kMaxFiles) {  // (2^31 index files: not a trial that exists)
+  if (files_.size() >= EntryFiles::kMaxFiles) {  // (2^30 index files: not a trial that exists)
     warnings->push_back("step " + std::to_string(global_step) + " worker " + worker +
                         ": more index files than the catalog holds; ignored");
     return;
@@ -196,7 +196,7 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
     // A later entry for the same (name, step, worker) replaces the location, as in smdebug.
     // (Assigned in place: the entry's address is the reader's cache key.)
     CatalogEntry& entry = EntryFor(item.tensor_name, global_step, file);
-    entry.start_idx = item.start_idx;
+    files_.SetStart(entry, item.start_idx);
     entry.length = CatalogEntry::SaturatedLength(item.length);  // (>= 16: the parser checked; 0 reads as "no raw value")
   }
   for (ShapeEntry& shape : index.shape_payload) {

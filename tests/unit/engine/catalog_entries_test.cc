@@ -46,14 +46,14 @@ TEST(TensorEntriesTest, EntriesNeverMoveAndAreFoundByPosition) {
     // default-constructed
     EXPECT_FALSE(entry.has_location());
     EXPECT_FALSE(entry.has_extras);
-    entry.start_idx = i;
+    entry.start_low = static_cast<uint32_t>(i);
     handed_out.push_back(&entry);
     ASSERT_EQ(entries.size(), i + 1);
     ASSERT_EQ(&entries.back(), &entry);
   }
   for (size_t i = 0; i < kCount; ++i) {
     ASSERT_EQ(&entries[i], handed_out[i]) << i;
-    ASSERT_EQ(entries[i].start_idx, i);
+    ASSERT_EQ(entries[i].start_low, i);
   }
   // Chunks never hold more than one chunk of unused entries.
   EXPECT_LT(entries.capacity(), kCount + TensorEntries::kMaxChunk);
@@ -70,13 +70,50 @@ TEST(TensorEntriesTest, SmallTensorsHoldLittle) {
   EXPECT_LT(entries.capacity(), 2 * entries.size() + TensorEntries::kFirstChunk);
 }
 
-TEST(CatalogEntryTest, SixteenBytesAndLengthsSaturate) {
-  static_assert(sizeof(CatalogEntry) == 16);
+TEST(CatalogEntryTest, TwelveBytesAndLengthsSaturate) {
+  static_assert(sizeof(CatalogEntry) == 12);
   EXPECT_EQ(CatalogEntry::SaturatedLength(40), 40u);
   EXPECT_EQ(CatalogEntry::SaturatedLength((uint64_t{1} << 33) + 5), UINT32_MAX);
   CatalogEntry entry;
-  entry.file = (uint32_t{1} << 31) - 1;  // the largest file number does not touch the flag
+  entry.file = (uint32_t{1} << 30) - 1;  // the largest file number does not touch the flags
   EXPECT_FALSE(entry.has_extras);
+  EXPECT_FALSE(entry.wide_start);
+  EXPECT_EQ(EntryFiles::kMaxFiles, size_t{1} << 30);
+}
+
+// Offsets of 2^32 and beyond (an event file above 4 GiB) keep all their bits, in the entry's
+// side-table row, beside its shape and stored reductions; an offset set again below 2^32 reads
+// back as set, whatever it was before.
+TEST(CatalogEntryTest, OffsetsBeyondFourGiBAreKeptWhole) {
+  EntryFiles files;
+  const uint32_t number = files.Add("worker_0", Mode::kTrain, 1, "events/0.tfevents");
+  TensorEntries entries;
+  CatalogEntry& small = entries.Append();
+  small.file = number;
+  files.SetStart(small, UINT32_MAX);
+  EXPECT_EQ(files.start(small), UINT32_MAX);
+  EXPECT_FALSE(small.wide_start);
+  EXPECT_EQ(files.extras(small), nullptr);
+
+  CatalogEntry& wide = entries.Append();
+  wide.file = number;
+  wide.length = 100;
+  const uint64_t far = (uint64_t{5} << 32) + 12345;
+  files.SetStart(wide, far);
+  EXPECT_TRUE(wide.wide_start);
+  EXPECT_EQ(files.start(wide), far);
+  EXPECT_EQ(wide.file, number);  // (the flags beside the number leave it alone)
+  EXPECT_EQ(files.shape(wide), nullptr);  // a row, but no shape
+  files.MutableExtras(wide).shape = std::vector<int64_t>{4};
+  EXPECT_EQ(files.start(wide), far);
+  const TensorEntry public_form = files.ToTensorEntry(wide, "t");
+  ASSERT_TRUE(public_form.location);
+  EXPECT_EQ(public_form.location->start_idx, far);
+  EXPECT_EQ(public_form.shape, (std::vector<int64_t>{4}));
+
+  files.SetStart(wide, 77);
+  EXPECT_EQ(files.start(wide), 77u);
+  EXPECT_EQ(*files.shape(wide), (std::vector<int64_t>{4}));
 }
 
 TEST(CatalogEntryTest, PublicFormCarriesTheFileTheLocationAndTheExtras) {
@@ -100,7 +137,7 @@ TEST(CatalogEntryTest, PublicFormCarriesTheFileTheLocationAndTheExtras) {
   EXPECT_EQ(files.extras(entry), nullptr);
   EXPECT_FALSE(files.has_stored_reductions(entry));
 
-  entry.start_idx = 40;
+  files.SetStart(entry, 40);
   entry.length = 100;
   EXPECT_TRUE(entry.has_location());
   files.MutableExtras(entry).shape = std::vector<int64_t>{2, 3};

@@ -127,7 +127,7 @@ TEST(TrialCatalogTest, MultiWorkerStepsKeepWorkersInOrderOnce) {
   const StepEntryList entries = catalog.StepEntries(*catalog.FindTensor("a"), 0);
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_EQ(catalog.files().worker(entries.front()), "worker_0");
-  EXPECT_EQ(entries.Find("worker_10", catalog.files())->start_idx, 500u);
+  EXPECT_EQ(catalog.files().start(*entries.Find("worker_10", catalog.files())), 500u);
   EXPECT_EQ(catalog.StepEntries(*catalog.FindTensor("b"), 0).size(), 1u);
 }
 
@@ -203,7 +203,7 @@ TEST(TrialCatalogTest, EntriesFoundAfterGrowth) {
     const int64_t s = static_cast<int64_t>(i) * 1000;
     const CatalogEntry& now = catalog.StepEntries(*catalog.FindTensor("t1"), s).front();
     EXPECT_EQ(&now, first[i]) << s;
-    EXPECT_EQ(now.start_idx, 1040u + static_cast<uint64_t>(s));
+    EXPECT_EQ(catalog.files().start(now), 1040u + static_cast<uint64_t>(s));
     EXPECT_EQ(catalog.files().of(now).mode_step, s);
   }
   EXPECT_EQ(catalog.TensorSteps("t0", true).size(), static_cast<size_t>(kSteps));
@@ -214,7 +214,7 @@ uint64_t StartAt(const TrialCatalog& catalog, const std::string& name, int64_t s
                  const std::string& worker = "worker_0") {
   const StepEntryList entries = catalog.StepEntries(*catalog.FindTensor(name), step);
   const CatalogEntry* entry = entries.Find(worker, catalog.files());
-  return entry == nullptr ? 0 : entry->start_idx;
+  return entry == nullptr ? 0 : catalog.files().start(*entry);
 }
 
 // A tensor saved at every step keeps no step map: its entries are found by the step's position
@@ -285,9 +285,9 @@ TEST(TrialCatalogLayoutTest, MultiWorkerStepsMakeTheTensorSparseInPlace) {
   const StepEntryList step0 = catalog.StepEntries(a, 0);
   ASSERT_EQ(step0.size(), 2u);
   EXPECT_EQ(catalog.files().worker(step0[0]), "worker_0");
-  EXPECT_EQ(step0[0].start_idx, 400u);
+  EXPECT_EQ(catalog.files().start(step0[0]), 400u);
   EXPECT_EQ(&step0[1], first);
-  EXPECT_EQ(first->start_idx, 100u);
+  EXPECT_EQ(catalog.files().start(*first), 100u);
   Add(catalog, 1, "worker_0", File(Mode::kTrain, 1, {"a", "b"}, 500));
   Add(catalog, 1, "worker_1", File(Mode::kTrain, 1, {"a"}, 600));  // again, now sparse: in place
   EXPECT_EQ(catalog.FindTensor("a")->entries.size(), 4u);

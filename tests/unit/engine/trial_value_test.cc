@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 #include <tuple>
 
@@ -257,6 +259,59 @@ TEST(TrialValueTest, StoredReductionsAndShapesFold) {
   LITMUS_ASSERT_OK_AND_ASSIGN(std::vector<int64_t> s_shape, trial->Shape("s", 0));
   EXPECT_EQ(s_shape, (std::vector<int64_t>{3, 4}));
   EXPECT_EQ(GetTrialError(trial->Value("s", 0).status()), TrialError::kTensorUnavailableForStep);
+}
+
+// An event file above 4 GiB (sparse here): records past 2^32 are read from where the index
+// says, through Value() and through a prefetch (the catalog keeps such offsets whole, beside
+// the entry: catalog_entries.h).
+TEST(TrialValueTest, RecordsBeyondFourGiBAreReadWhereTheIndexSays) {
+  SyntheticTrial synthetic;
+  synthetic.WriteCollections({"worker_0"}, 1);
+  synthetic.WriteStep(0, "worker_0", Mode::kTrain, 0, {{"near", {1.0f, 2.0f}}, {"far", {3.0f, 4.0f, 5.0f}}});
+  const std::string event_path = synthetic.root() + "/" + layout::EventFilePath(0, "worker_0");
+  std::string events;
+  {
+    std::ifstream in(event_path, std::ios::binary);
+    events.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  // The two records as WriteStep framed them: "near" first, then "far" (a record is its
+  // 8-byte payload length, a 4-byte CRC, the payload and a 4-byte CRC).
+  uint64_t near_payload = 0;
+  ASSERT_GE(events.size(), sizeof(near_payload));
+  std::memcpy(&near_payload, events.data(), sizeof(near_payload));
+  const uint64_t near_length = 16 + near_payload;
+  IndexFile index;
+  index.mode = Mode::kTrain;
+  index.mode_step = 0;
+  index.event_file_name = layout::EventFilePath(0, "worker_0");
+  index.tensor_payload = {{"near", 0, near_length}, {"far", near_length, events.size() - near_length}};
+  IndexEntry& far = index.tensor_payload[1];
+  const std::string far_record = events.substr(far.start_idx, far.length);
+  far.start_idx = (uint64_t{5} << 32) + 3;  // 20 GiB and a little: beyond every 32-bit offset
+  {
+    std::ofstream out(event_path, std::ios::binary | std::ios::in | std::ios::out);
+    out.seekp(static_cast<std::streamoff>(far.start_idx));
+    out.write(far_record.data(), static_cast<std::streamsize>(far_record.size()));
+    ASSERT_TRUE(out.good());
+  }
+  synthetic.dir().WriteFile(layout::IndexFilePath(0, "worker_0"), SerializeIndexJson(index));
+  synthetic.WriteEndMarker();
+  ASSERT_GT(std::filesystem::file_size(event_path), uint64_t{1} << 32);
+
+  for (const bool prefetch_first : {false, true}) {
+    std::unique_ptr<Trial> trial = OpenDir(synthetic.root());
+    ASSERT_NE(trial, nullptr);
+    if (prefetch_first) {
+      std::vector<Trial::Prefetched> prefetched;
+      trial->Prefetch({{"near", 0}, {"far", 0}}, &prefetched, true);
+      EXPECT_EQ(Decoded(prefetched), (std::vector<uint8_t>{1, 1}));
+    }
+    LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr value, trial->Value("far", 0));
+    ASSERT_EQ(value->num_elements(), 3);
+    EXPECT_EQ(value->as<float>()[2], 5.0f);
+    LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr near_value, trial->Value("near", 0));
+    EXPECT_EQ(near_value->as<float>()[1], 2.0f);
+  }
 }
 
 TEST(TrialValueTest, MissingAndShortEventFiles) {
