@@ -300,6 +300,63 @@ void WriteTensorCatalog(const BasicSelectedTrial<T>& selected, const std::string
   out << "},\"original_name\":null";
 }
 
+// A JSON array of numbers written item by item: `[`, then Item() << value for each, `]` when
+// destroyed.
+class ListWriter {
+ public:
+  explicit ListWriter(std::ostream& out) : out_(out) { out_ << '['; }
+  ~ListWriter() { out_ << ']'; }
+  ListWriter(const ListWriter&) = delete;
+  ListWriter& operator=(const ListWriter&) = delete;
+  std::ostream& Item() {
+    if (!first_) out_ << ',';
+    first_ = false;
+    return out_;
+  }
+
+ private:
+  std::ostream& out_;
+  bool first_ = true;
+};
+
+// WriteTensorCatalog for an outline, from the tensor's runs of steps: no list of its steps.
+void WriteOutlineTensorCatalog(const SelectedOutline& selected, const std::string& name, std::ostream& out) {
+  const TrialOutline& outline = selected.trial();
+  // (A tensor's steps are known steps: FilterSteps keeps those IncludesStep selects.)
+  const auto each_selected = [&](auto&& f) {
+    outline.ForEachTensorStep(name, [&](int64_t g) {
+      if (selected.IncludesStep(g)) f(g);
+    });
+  };
+  out << "{\"steps\":";
+  {
+    ListWriter list(out);
+    each_selected([&](int64_t g) {
+      if (outline.TensorStepComplete(g)) list.Item() << g;
+    });
+  }
+  out << ",\"steps_including_incomplete\":";
+  {
+    ListWriter list(out);
+    each_selected([&](int64_t g) { list.Item() << g; });
+  }
+  std::vector<Mode> order;  // modes in the order they first appear
+  each_selected([&](int64_t g) {
+    const auto mode = outline.TensorModeAt(name, g);
+    if (mode && std::find(order.begin(), order.end(), mode->first) == order.end()) order.push_back(mode->first);
+  });
+  out << ",\"steps_by_mode\":{";
+  for (size_t m = 0; m < order.size(); ++m) {
+    out << (m ? "," : "") << '"' << ModeName(order[m]) << "\":";
+    ListWriter list(out);
+    each_selected([&](int64_t g) {
+      const auto mode = outline.TensorModeAt(name, g);
+      if (mode && mode->first == order[m]) list.Item() << '[' << mode->second << ',' << g << ']';
+    });
+  }
+  out << "},\"original_name\":null";
+}
+
 std::vector<std::string> Intersect(const std::vector<std::string>& sorted_a, const std::vector<std::string>& sorted_b) {
   std::vector<std::string> out;
   std::set_intersection(sorted_a.begin(), sorted_a.end(), sorted_b.begin(), sorted_b.end(), std::back_inserter(out));
@@ -418,10 +475,21 @@ Status WriteDocument(const BasicSelectedTrial<T>& selected, const TrialDocumentO
   doc.Field("trial", TrialName(trial.root()));
   if (!selected.selection().SelectsEverything()) doc.Field("selection", SelectionJson(selected.selection()));
   doc.Field("training_job_end_marker_present", trial.end_marker_seen());
-  doc.Key("steps");
-  WriteSteps(out, trial.Steps());
-  doc.Key("steps_including_incomplete");
-  WriteSteps(out, trial.Steps(Mode::kGlobal, true));
+  if constexpr (std::is_same_v<T, TrialOutline>) {
+    // (Streamed from the outline's runs: no list of every step.)
+    for (const bool include_incomplete : {false, true}) {
+      doc.Key(include_incomplete ? "steps_including_incomplete" : "steps");
+      ListWriter list(out);
+      trial.ForEachStep([&](int64_t g, bool complete) {
+        if (include_incomplete || complete) list.Item() << g;
+      });
+    }
+  } else {
+    doc.Key("steps");
+    WriteSteps(out, trial.Steps());
+    doc.Key("steps_including_incomplete");
+    WriteSteps(out, trial.Steps(Mode::kGlobal, true));
+  }
   doc.Field("loaded_all_steps", trial.loaded_all_steps());
   doc.Field("workers", trial.workers());
   doc.Field("num_workers_from_collections", trial.num_workers());
@@ -429,6 +497,23 @@ Status WriteDocument(const BasicSelectedTrial<T>& selected, const TrialDocumentO
 
   doc.OpenObject("modes");
   for (Mode mode : kAllModes) {
+    if constexpr (std::is_same_v<T, TrialOutline>) {
+      doc.MemberKey(ModeName(mode));
+      const char* keys[] = {"{\"mode_steps\":", ",\"global_steps\":", ",\"mode_steps_including_incomplete\":"};
+      for (int pass = 0; pass < 3; ++pass) {
+        out << keys[pass];
+        ListWriter list(out);
+        trial.ForEachModeStep(mode, [&](int64_t mode_step, int64_t g) {
+          if (pass == 2) {
+            list.Item() << mode_step;
+          } else if (trial.IsStepComplete(g)) {
+            list.Item() << (pass == 0 ? mode_step : g);
+          }
+        });
+      }
+      out << '}';
+      continue;
+    }
     const ModeSteps m = StepsOfMode(trial, mode);
     doc.MemberKey(ModeName(mode));
     out << "{\"mode_steps\":";
@@ -451,11 +536,16 @@ Status WriteDocument(const BasicSelectedTrial<T>& selected, const TrialDocumentO
   doc.Key("global_step_to_mode");
   out << '{';
   bool first_step = true;
-  for (int64_t g : trial.Steps(Mode::kGlobal, true)) {
+  const auto step_to_mode = [&](int64_t g) {
     if (auto m = trial.ModeOfGlobalStep(g)) {
       out << (first_step ? "" : ",") << '"' << g << "\":[\"" << ModeName(m->first) << "\"," << m->second << ']';
       first_step = false;
     }
+  };
+  if constexpr (std::is_same_v<T, TrialOutline>) {
+    trial.ForEachStep([&](int64_t g, bool) { step_to_mode(g); });
+  } else {
+    for (int64_t g : trial.Steps(Mode::kGlobal, true)) step_to_mode(g);
   }
   out << '}';
 
@@ -507,8 +597,14 @@ Status WriteDocument(const BasicSelectedTrial<T>& selected, const TrialDocumentO
   // tensors: per tensor one line with its catalog, then (with values) one line per step record.
   doc.OpenObject("tensors");
   for (const std::string& name : names) {
-    const std::vector<int64_t> all_steps = selected.FilterSteps(trial.TensorSteps(name, /*include_incomplete=*/true));
     doc.MemberKey(name);
+    if constexpr (std::is_same_v<T, TrialOutline>) {
+      WriteOutlineTensorCatalog(selected, name, out);
+      out << '}';
+      LITMUS_RETURN_IF_ERROR(doc.status());
+      continue;
+    }
+    const std::vector<int64_t> all_steps = selected.FilterSteps(trial.TensorSteps(name, /*include_incomplete=*/true));
     WriteTensorCatalog(selected, name, all_steps, out);
     if constexpr (std::is_same_v<T, Trial>) {
       if (options.include_values) {

@@ -278,6 +278,19 @@ bool TrialOutline::IsStepComplete(int64_t global_step) const {
   return known && Complete(global_step, known->workers);
 }
 
+bool TrialOutline::ModeStepsInOrder(Mode mode) const {
+  for (const ExtraOwner& extra : extra_owners_) {
+    if (extra.mode == mode) return false;
+  }
+  std::optional<int64_t> last;
+  for (const KnownRun& r : steps_) {
+    if (r.mode != mode) continue;
+    if ((last && r.mode_first <= *last) || (r.count > 1 && r.mode_stride <= 0)) return false;
+    last = r.mode_first + r.mode_stride * (r.count - 1);
+  }
+  return true;
+}
+
 std::vector<std::pair<int64_t, int64_t>> TrialOutline::ModeStepOwners(Mode mode) const {
   std::vector<std::pair<int64_t, int64_t>> out;
   if (mode == Mode::kGlobal) {

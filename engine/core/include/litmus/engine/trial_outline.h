@@ -94,6 +94,34 @@ class TrialOutline {
   // lexicographically smallest that saved it there): Trial::Entries(name, step).front().
   std::optional<std::pair<Mode, int64_t>> TensorModeAt(const std::string& name, int64_t global_step) const;
 
+  // Streaming forms of the lists above, for documents of trials with millions of steps:
+  // f(global step, complete) for every known step, in order;
+  template <typename F>
+  void ForEachStep(F&& f) const {
+    ForEachKnown([&](int64_t g, Mode, int64_t, uint32_t workers) { f(g, Complete(g, workers)); });
+  }
+  // f(mode step, global step) for the known mode steps of `mode` (kGlobal: global steps), in
+  // order, each with the global step that owns it (first seen wins);
+  template <typename F>
+  void ForEachModeStep(Mode mode, F&& f) const {
+    if (mode == Mode::kGlobal || ModeStepsInOrder(mode)) {
+      ForEachKnown([&](int64_t g, Mode m, int64_t mode_step, uint32_t) {
+        if (mode == Mode::kGlobal) f(g, g);
+        else if (m == mode) f(mode_step, g);
+      });
+      return;
+    }
+    for (const auto& [mode_step, g] : ModeStepOwners(mode)) f(mode_step, g);
+  }
+  // f(global step) for every step of tensor `name` (complete or not), in order; and whether a
+  // step of a tensor counts as complete (Trial::TensorSteps's rule).
+  template <typename F>
+  void ForEachTensorStep(const std::string& name, F&& f) const {
+    const auto it = tensors_.find(name);
+    if (it != tensors_.end()) it->second.steps.ForEach(f);
+  }
+  bool TensorStepComplete(int64_t global_step) const { return loaded_all_steps_ || global_step <= last_complete_step_; }
+
   // The runs of the tensor's global steps (for tests of the representation's size).
   const StepRuns* TensorStepRuns(const std::string& name) const;
   // Runs of the trial's known global steps (for the same tests).
@@ -140,6 +168,9 @@ class TrialOutline {
     }
   }
   bool Complete(int64_t global_step, uint32_t workers) const;
+  // Whether the steps' own mode steps of `mode` increase with the global steps and no other
+  // index file names one: then they are ModeStepOwners(mode) in order, without building it.
+  bool ModeStepsInOrder(Mode mode) const;
   StatusOr<std::vector<std::string>> Members(const Collection& c) const;
 
   std::string root_;
