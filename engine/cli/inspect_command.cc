@@ -3,6 +3,8 @@
 // Every record the output covers is read and checked unless --no-values; corruption is exit 2.
 // The JSON document and the values listing are written as they are produced, and each decoded
 // value leaves the trial's cache once written: memory does not grow with the trial's values.
+// `--json --no-values` reads a TrialOutline instead of a Trial (no record locations, steps as
+// runs): its memory does not grow with the trial's (step, tensor) records either.
 #include "inspect_command.h"
 
 #include <CLI/CLI.hpp>
@@ -14,6 +16,7 @@
 #include "litmus/aws/trial_env.h"
 #include "litmus/engine/trial.h"
 #include "litmus/engine/trial_document.h"
+#include "litmus/engine/trial_outline.h"
 #include "litmus/engine/trial_selection.h"
 #include "litmus/engine/trial_summary.h"
 #include "litmus/engine/trial_values.h"
@@ -42,6 +45,21 @@ StatusOr<TrialSelection> SelectionOf(const InspectOptions& options) {
     selection.steps = range;
   }
   return selection;
+}
+
+// Exit status of the document of `outline`, written to stdout.
+int WriteOutlineDocument(const TrialOutline& outline, TrialSelection selection) {
+  StatusOr<SelectedOutline> selected = SelectedOutline::Resolve(outline, std::move(selection));
+  if (!selected.ok()) return Fail(kExitBadInput, selected.status().message());
+  TrialDocumentOptions doc_options;
+  doc_options.include_values = false;
+  Status written = WriteTrialDocument(*selected, doc_options, std::cout);
+  if (!written.ok()) return Fail(kExitBadInput, written.message());
+  return kExitOk;
+}
+
+bool NotATrial(const auto& trial) {
+  return !trial.collections_ready() && trial.Steps(Mode::kGlobal, true).empty() && !trial.end_marker_seen();
 }
 
 }  // namespace
@@ -97,13 +115,24 @@ int RunInspect(const InspectOptions& options) {
   aws::TrialEnv env;  // local folders and s3:// prefixes alike (docs/s3.md)
   env.AddTrial(options.trial);
 
+  const auto not_a_trial = [&] {
+    return Fail(kExitBadInput, "not a trial: " + options.trial +
+                                   " has no collections file and no index file (is this the trial folder?)");
+  };
+  if (options.json && options.no_values) {
+    // The outline describes the same catalog as the Trial, in memory independent of the number
+    // of records; a layout it does not represent (Unimplemented) falls back to the Trial.
+    auto outline = TrialOutline::Open(&env, options.trial, trial_options);
+    if (outline.ok()) {
+      if (NotATrial(**outline)) return not_a_trial();
+      return WriteOutlineDocument(**outline, std::move(*selection));
+    }
+    if (outline.status().code() != StatusCode::kUnimplemented) return Fail(kExitBadInput, outline.status().message());
+  }
   auto opened = Trial::Open(&env, options.trial, trial_options);
   if (!opened.ok()) return Fail(kExitBadInput, opened.status().message());
   const Trial& trial = **opened;
-  if (!trial.collections_ready() && trial.Steps(Mode::kGlobal, true).empty() && !trial.end_marker_seen()) {
-    return Fail(kExitBadInput, "not a trial: " + options.trial +
-                                   " has no collections file and no index file (is this the trial folder?)");
-  }
+  if (NotATrial(trial)) return not_a_trial();
   StatusOr<SelectedTrial> selected = SelectedTrial::Resolve(trial, std::move(*selection));
   if (!selected.ok()) return Fail(kExitBadInput, selected.status().message());
 

@@ -12,8 +12,10 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 
 #include "litmus/engine/reductions.h"
+#include "litmus/engine/trial_outline.h"
 
 namespace litmus {
 namespace {
@@ -215,26 +217,145 @@ StatusOr<bool> StepJson(const Trial& trial, const std::string& name, int64_t ste
   return true;
 }
 
-// The tensor's catalog keys (everything but per_step), restricted to the selected steps.
-Json TensorCatalogJson(const SelectedTrial& selected, const std::string& name, const std::vector<int64_t>& all_steps) {
-  const Trial& trial = selected.trial();
-  Json t;
-  t["steps"] = selected.FilterSteps(trial.TensorSteps(name));
-  t["steps_including_incomplete"] = all_steps;
-  Json by_mode = Json::object();
-  for (int64_t step : all_steps) {
-    for (const TensorEntry& entry : trial.Entries(name, step)) {
-      // One (mode, mode_step) per global step; the first worker's entry speaks for it.
-      by_mode[std::string(ModeName(entry.mode))].push_back(Json::array({entry.mode_step, step}));
-      break;
-    }
-  }
-  t["steps_by_mode"] = std::move(by_mode);
-  t["original_name"] = nullptr;
-  return t;
+std::string Dump(const Json& j) { return j.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace); }
+
+// Arrays and objects of numbers written straight to the stream, exactly as Dump() would write
+// them (compact, no spaces): a trial with a million steps has lists with a million items, which
+// as nlohmann values would cost tens of bytes each.
+void WriteSteps(std::ostream& out, const std::vector<int64_t>& steps) {
+  out << '[';
+  for (size_t i = 0; i < steps.size(); ++i) out << (i ? "," : "") << steps[i];
+  out << ']';
 }
 
-std::string Dump(const Json& j) { return j.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace); }
+// Entries(name, step).front()'s (mode, mode step), or nullopt if the tensor has none there.
+std::optional<std::pair<Mode, int64_t>> DefaultEntryMode(const Trial& trial, const std::string& name, int64_t step) {
+  for (const TensorEntry& entry : trial.Entries(name, step)) return std::pair(entry.mode, entry.mode_step);
+  return std::nullopt;
+}
+std::optional<std::pair<Mode, int64_t>> DefaultEntryMode(const TrialOutline& outline, const std::string& name,
+                                                         int64_t step) {
+  return outline.TensorModeAt(name, step);
+}
+
+// modes.<mode>: its mode steps (complete), their global steps, and every known mode step.
+struct ModeSteps {
+  std::vector<int64_t> mode_steps, including_incomplete;
+  std::vector<std::optional<int64_t>> global_steps;
+};
+ModeSteps StepsOfMode(const Trial& trial, Mode mode) {
+  ModeSteps out;
+  out.mode_steps = trial.Steps(mode);
+  for (int64_t s : out.mode_steps) {
+    out.global_steps.push_back(mode == Mode::kGlobal ? std::optional<int64_t>(s) : trial.GlobalStep(mode, s));
+  }
+  out.including_incomplete = trial.Steps(mode, true);
+  return out;
+}
+ModeSteps StepsOfMode(const TrialOutline& outline, Mode mode) {
+  ModeSteps out;
+  for (const auto& [mode_step, global] : outline.ModeStepOwners(mode)) {
+    out.including_incomplete.push_back(mode_step);
+    if (outline.IsStepComplete(global)) {
+      out.mode_steps.push_back(mode_step);
+      out.global_steps.push_back(global);
+    }
+  }
+  return out;
+}
+
+// The tensor's catalog keys (everything but per_step), restricted to the selected steps, as
+// Dump() writes the object, without its closing brace (per_step may follow).
+template <typename T>
+void WriteTensorCatalog(const BasicSelectedTrial<T>& selected, const std::string& name,
+                        const std::vector<int64_t>& all_steps, std::ostream& out) {
+  const T& trial = selected.trial();
+  out << "{\"steps\":";
+  WriteSteps(out, selected.FilterSteps(trial.TensorSteps(name)));
+  out << ",\"steps_including_incomplete\":";
+  WriteSteps(out, all_steps);
+  // steps_by_mode: one (mode, mode_step) per global step, the default worker's entry speaking
+  // for it; modes in the order they first appear.
+  std::vector<std::pair<Mode, int64_t>> modes(all_steps.size(), {Mode::kGlobal, -1});
+  std::vector<bool> has_mode(all_steps.size(), false);
+  std::vector<Mode> order;
+  for (size_t i = 0; i < all_steps.size(); ++i) {
+    if (const auto mode = DefaultEntryMode(trial, name, all_steps[i])) {
+      modes[i] = *mode;
+      has_mode[i] = true;
+      if (std::find(order.begin(), order.end(), mode->first) == order.end()) order.push_back(mode->first);
+    }
+  }
+  out << ",\"steps_by_mode\":{";
+  for (size_t m = 0; m < order.size(); ++m) {
+    out << (m ? "," : "") << '"' << ModeName(order[m]) << "\":[";
+    bool first = true;
+    for (size_t i = 0; i < all_steps.size(); ++i) {
+      if (!has_mode[i] || modes[i].first != order[m]) continue;
+      out << (first ? "" : ",") << '[' << modes[i].second << ',' << all_steps[i] << ']';
+      first = false;
+    }
+    out << ']';
+  }
+  out << "},\"original_name\":null";
+}
+
+// A JSON array of numbers written item by item: `[`, then Item() << value for each, `]` when
+// destroyed.
+class ListWriter {
+ public:
+  explicit ListWriter(std::ostream& out) : out_(out) { out_ << '['; }
+  ~ListWriter() { out_ << ']'; }
+  ListWriter(const ListWriter&) = delete;
+  ListWriter& operator=(const ListWriter&) = delete;
+  std::ostream& Item() {
+    if (!first_) out_ << ',';
+    first_ = false;
+    return out_;
+  }
+
+ private:
+  std::ostream& out_;
+  bool first_ = true;
+};
+
+// WriteTensorCatalog for an outline, from the tensor's runs of steps: no list of its steps.
+void WriteOutlineTensorCatalog(const SelectedOutline& selected, const std::string& name, std::ostream& out) {
+  const TrialOutline& outline = selected.trial();
+  // (A tensor's steps are known steps: FilterSteps keeps those IncludesStep selects.)
+  const auto each_selected = [&](auto&& f) {
+    outline.ForEachTensorStep(name, [&](int64_t g) {
+      if (selected.IncludesStep(g)) f(g);
+    });
+  };
+  out << "{\"steps\":";
+  {
+    ListWriter list(out);
+    each_selected([&](int64_t g) {
+      if (outline.TensorStepComplete(g)) list.Item() << g;
+    });
+  }
+  out << ",\"steps_including_incomplete\":";
+  {
+    ListWriter list(out);
+    each_selected([&](int64_t g) { list.Item() << g; });
+  }
+  std::vector<Mode> order;  // modes in the order they first appear
+  each_selected([&](int64_t g) {
+    const auto mode = outline.TensorModeAt(name, g);
+    if (mode && std::find(order.begin(), order.end(), mode->first) == order.end()) order.push_back(mode->first);
+  });
+  out << ",\"steps_by_mode\":{";
+  for (size_t m = 0; m < order.size(); ++m) {
+    out << (m ? "," : "") << '"' << ModeName(order[m]) << "\":";
+    ListWriter list(out);
+    each_selected([&](int64_t g) {
+      const auto mode = outline.TensorModeAt(name, g);
+      if (mode && mode->first == order[m]) list.Item() << '[' << mode->second << ',' << g << ']';
+    });
+  }
+  out << "},\"original_name\":null";
+}
 
 std::vector<std::string> Intersect(const std::vector<std::string>& sorted_a, const std::vector<std::string>& sorted_b) {
   std::vector<std::string> out;
@@ -284,9 +405,9 @@ class DocumentWriter {
   bool first_member_ = true;
 };
 
-std::string TrialName(const Trial& trial) {
-  std::string name = std::filesystem::path(trial.root()).filename().string();
-  if (name.empty()) name = std::filesystem::path(trial.root()).parent_path().filename().string();
+std::string TrialName(const std::string& root) {
+  std::string name = std::filesystem::path(root).filename().string();
+  if (name.empty()) name = std::filesystem::path(root).parent_path().filename().string();
   return name;
 }
 
@@ -344,15 +465,31 @@ Status VerifyRecords(const SelectedTrial& selected) {
   return report.listed.empty() ? OkStatus() : report.listed.front();
 }
 
-Status WriteTrialDocument(const SelectedTrial& selected, const TrialDocumentOptions& options, std::ostream& out) {
-  const Trial& trial = selected.trial();
+namespace {
+
+template <typename T>
+Status WriteDocument(const BasicSelectedTrial<T>& selected, const TrialDocumentOptions& options, std::ostream& out) {
+  const T& trial = selected.trial();
   DocumentWriter doc(out);
   doc.Begin();
-  doc.Field("trial", TrialName(trial));
+  doc.Field("trial", TrialName(trial.root()));
   if (!selected.selection().SelectsEverything()) doc.Field("selection", SelectionJson(selected.selection()));
   doc.Field("training_job_end_marker_present", trial.end_marker_seen());
-  doc.Field("steps", trial.Steps());
-  doc.Field("steps_including_incomplete", trial.Steps(Mode::kGlobal, true));
+  if constexpr (std::is_same_v<T, TrialOutline>) {
+    // (Streamed from the outline's runs: no list of every step.)
+    for (const bool include_incomplete : {false, true}) {
+      doc.Key(include_incomplete ? "steps_including_incomplete" : "steps");
+      ListWriter list(out);
+      trial.ForEachStep([&](int64_t g, bool complete) {
+        if (include_incomplete || complete) list.Item() << g;
+      });
+    }
+  } else {
+    doc.Key("steps");
+    WriteSteps(out, trial.Steps());
+    doc.Key("steps_including_incomplete");
+    WriteSteps(out, trial.Steps(Mode::kGlobal, true));
+  }
   doc.Field("loaded_all_steps", trial.loaded_all_steps());
   doc.Field("workers", trial.workers());
   doc.Field("num_workers_from_collections", trial.num_workers());
@@ -360,28 +497,57 @@ Status WriteTrialDocument(const SelectedTrial& selected, const TrialDocumentOpti
 
   doc.OpenObject("modes");
   for (Mode mode : kAllModes) {
-    Json m;
-    const std::vector<int64_t> mode_steps = trial.Steps(mode);
-    m["mode_steps"] = mode_steps;
-    Json global = Json::array();
-    for (int64_t s : mode_steps) {
-      const auto g = mode == Mode::kGlobal ? std::optional<int64_t>(s) : trial.GlobalStep(mode, s);
-      global.push_back(g ? Json(*g) : Json(nullptr));
+    if constexpr (std::is_same_v<T, TrialOutline>) {
+      doc.MemberKey(ModeName(mode));
+      const char* keys[] = {"{\"mode_steps\":", ",\"global_steps\":", ",\"mode_steps_including_incomplete\":"};
+      for (int pass = 0; pass < 3; ++pass) {
+        out << keys[pass];
+        ListWriter list(out);
+        trial.ForEachModeStep(mode, [&](int64_t mode_step, int64_t g) {
+          if (pass == 2) {
+            list.Item() << mode_step;
+          } else if (trial.IsStepComplete(g)) {
+            list.Item() << (pass == 0 ? mode_step : g);
+          }
+        });
+      }
+      out << '}';
+      continue;
     }
-    m["global_steps"] = std::move(global);
-    m["mode_steps_including_incomplete"] = trial.Steps(mode, true);
-    doc.Member(ModeName(mode), m);
+    const ModeSteps m = StepsOfMode(trial, mode);
+    doc.MemberKey(ModeName(mode));
+    out << "{\"mode_steps\":";
+    WriteSteps(out, m.mode_steps);
+    out << ",\"global_steps\":[";
+    for (size_t i = 0; i < m.global_steps.size(); ++i) {
+      out << (i ? "," : "");
+      if (m.global_steps[i]) {
+        out << *m.global_steps[i];
+      } else {
+        out << "null";
+      }
+    }
+    out << "],\"mode_steps_including_incomplete\":";
+    WriteSteps(out, m.including_incomplete);
+    out << '}';
   }
   doc.CloseObject();
 
-  Json step_to_mode = Json::object();
-  for (int64_t g : trial.Steps(Mode::kGlobal, true)) {
+  doc.Key("global_step_to_mode");
+  out << '{';
+  bool first_step = true;
+  const auto step_to_mode = [&](int64_t g) {
     if (auto m = trial.ModeOfGlobalStep(g)) {
-      step_to_mode[std::to_string(g)] = Json::array({ModeName(m->first), m->second});
+      out << (first_step ? "" : ",") << '"' << g << "\":[\"" << ModeName(m->first) << "\"," << m->second << ']';
+      first_step = false;
     }
+  };
+  if constexpr (std::is_same_v<T, TrialOutline>) {
+    trial.ForEachStep([&](int64_t g, bool) { step_to_mode(g); });
+  } else {
+    for (int64_t g : trial.Steps(Mode::kGlobal, true)) step_to_mode(g);
   }
-  doc.Field("global_step_to_mode", step_to_mode);
-  step_to_mode = nullptr;
+  out << '}';
 
   const std::vector<std::string>& names = selected.tensor_names();
   doc.Field("tensor_names", names);
@@ -431,32 +597,52 @@ Status WriteTrialDocument(const SelectedTrial& selected, const TrialDocumentOpti
   // tensors: per tensor one line with its catalog, then (with values) one line per step record.
   doc.OpenObject("tensors");
   for (const std::string& name : names) {
-    const std::vector<int64_t> all_steps = selected.FilterSteps(trial.TensorSteps(name, /*include_incomplete=*/true));
     doc.MemberKey(name);
-    std::string catalog = Dump(TensorCatalogJson(selected, name, all_steps));
-    if (!options.include_values) {
-      doc.raw() << catalog;
+    if constexpr (std::is_same_v<T, TrialOutline>) {
+      WriteOutlineTensorCatalog(selected, name, out);
+      out << '}';
+      LITMUS_RETURN_IF_ERROR(doc.status());
       continue;
     }
-    catalog.pop_back();  // the closing brace: per_step follows
-    doc.raw() << catalog << ", \"per_step\": {";
-    bool first_step = true;
-    for (int64_t step : all_steps) {
-      Json s;
-      StatusOr<bool> written = StepJson(trial, name, step, options, s);
-      trial.Release({{name, step}});  // decoded values are not needed again
-      LITMUS_RETURN_IF_ERROR(written.status());
-      if (!*written) continue;
-      doc.raw() << (first_step ? "\n" : ",\n") << Dump(Json(std::to_string(step))) << ": " << Dump(s);
-      first_step = false;
-      LITMUS_RETURN_IF_ERROR(doc.status());
+    const std::vector<int64_t> all_steps = selected.FilterSteps(trial.TensorSteps(name, /*include_incomplete=*/true));
+    WriteTensorCatalog(selected, name, all_steps, out);
+    if constexpr (std::is_same_v<T, Trial>) {
+      if (options.include_values) {
+        out << ", \"per_step\": {";
+        bool first_record = true;
+        for (int64_t step : all_steps) {
+          Json s;
+          StatusOr<bool> written = StepJson(trial, name, step, options, s);
+          trial.Release({{name, step}});  // decoded values are not needed again
+          LITMUS_RETURN_IF_ERROR(written.status());
+          if (!*written) continue;
+          out << (first_record ? "\n" : ",\n") << Dump(Json(std::to_string(step))) << ": " << Dump(s);
+          first_record = false;
+          LITMUS_RETURN_IF_ERROR(doc.status());
+        }
+        out << '}';
+      }
     }
-    doc.raw() << "}}";
+    out << '}';
+    LITMUS_RETURN_IF_ERROR(doc.status());
   }
   doc.CloseObject();
   doc.End();
   out.flush();
   return doc.status();
+}
+
+}  // namespace
+
+Status WriteTrialDocument(const SelectedTrial& selected, const TrialDocumentOptions& options, std::ostream& out) {
+  return WriteDocument(selected, options, out);
+}
+
+Status WriteTrialDocument(const SelectedOutline& selected, const TrialDocumentOptions& options, std::ostream& out) {
+  if (options.include_values) {
+    return InvalidArgumentError("an outline has no record locations: its document describes only the catalog");
+  }
+  return WriteDocument(selected, options, out);
 }
 
 StatusOr<std::string> BuildTrialDocument(const Trial& trial, const TrialDocumentOptions& options) {

@@ -2,6 +2,8 @@
 // against a trial's catalog (names by regex and collection, steps by mode and range).
 #include "litmus/engine/trial_selection.h"
 
+#include "litmus/engine/trial_outline.h"
+
 #include <algorithm>
 #include <charconv>
 #include <iterator>
@@ -91,15 +93,17 @@ std::string TrialSelection::Describe() const {
   return out;
 }
 
-SelectedTrial SelectedTrial::All(const Trial& trial) {
-  SelectedTrial selected(trial, {});
+template <typename T>
+BasicSelectedTrial<T> BasicSelectedTrial<T>::All(const T& trial) {
+  BasicSelectedTrial selected(trial, {});
   selected.names_ = trial.TensorNames();
   selected.steps_ = trial.Steps(Mode::kGlobal, /*include_incomplete=*/true);
   return selected;
 }
 
-StatusOr<SelectedTrial> SelectedTrial::Resolve(const Trial& trial, TrialSelection selection) {
-  SelectedTrial selected(trial, std::move(selection));
+template <typename T>
+StatusOr<BasicSelectedTrial<T>> BasicSelectedTrial<T>::Resolve(const T& trial, TrialSelection selection) {
+  BasicSelectedTrial selected(trial, std::move(selection));
   const TrialSelection& s = selected.selection_;
 
   std::vector<std::string> names = trial.TensorNames();  // sorted
@@ -141,12 +145,14 @@ StatusOr<SelectedTrial> SelectedTrial::Resolve(const Trial& trial, TrialSelectio
   return selected;
 }
 
-bool SelectedTrial::IncludesTensor(std::string_view name) const {
+template <typename T>
+bool BasicSelectedTrial<T>::IncludesTensor(std::string_view name) const {
   return std::binary_search(names_.begin(), names_.end(), name,
                             [](std::string_view a, std::string_view b) { return a < b; });
 }
 
-bool SelectedTrial::IncludesStep(int64_t global_step) const {
+template <typename T>
+bool BasicSelectedTrial<T>::IncludesStep(int64_t global_step) const {
   const TrialSelection& s = selection_;
   if (!s.FiltersSteps()) return true;
   if (!s.mode || *s.mode == Mode::kGlobal) return s.steps->Contains(global_step);
@@ -157,12 +163,16 @@ bool SelectedTrial::IncludesStep(int64_t global_step) const {
   return !s.steps || s.steps->Contains(mode ? mode->second : global_step);
 }
 
-std::vector<int64_t> SelectedTrial::FilterSteps(const std::vector<int64_t>& global_steps) const {
+template <typename T>
+std::vector<int64_t> BasicSelectedTrial<T>::FilterSteps(const std::vector<int64_t>& global_steps) const {
   if (!selection_.FiltersSteps()) return global_steps;
   std::vector<int64_t> out;
   std::set_intersection(global_steps.begin(), global_steps.end(), steps_.begin(), steps_.end(),
                         std::back_inserter(out));
   return out;
 }
+
+template class BasicSelectedTrial<Trial>;
+template class BasicSelectedTrial<TrialOutline>;
 
 }  // namespace litmus

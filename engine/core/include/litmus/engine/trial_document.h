@@ -32,6 +32,10 @@ struct TrialDocumentOptions {
 // writing and is returned, naming file and offset: `out` then holds an unfinished document
 // (deliberately not valid JSON). Unavailable if writing to `out` fails.
 Status WriteTrialDocument(const SelectedTrial& selected, const TrialDocumentOptions& options, std::ostream& out);
+// The same document of a TrialOutline's selection: only without values (InvalidArgument if
+// options.include_values), the catalog keys written in memory that does not grow with the
+// trial's records (trial_outline.h).
+Status WriteTrialDocument(const SelectedOutline& selected, const TrialDocumentOptions& options, std::ostream& out);
 
 // The whole trial's document as one string (WriteTrialDocument into memory): for tests and
 // small trials.

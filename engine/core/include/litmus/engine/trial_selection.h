@@ -1,6 +1,7 @@
 // TrialSelection: which tensors and steps `litmus inspect` describes (--tensor, --collection,
-// --mode, --step), and SelectedTrial, that selection resolved against one trial's catalog.
-// Thread-compatible; resolve and query from the thread that owns the Trial (trial.h).
+// --mode, --step), and SelectedTrial, that selection resolved against one trial's catalog (a
+// Trial, or a TrialOutline: SelectedOutline). Thread-compatible; resolve and query from the
+// thread that owns the Trial (trial.h).
 #pragma once
 
 #include <cstdint>
@@ -50,16 +51,20 @@ struct TrialSelection {
   std::string Describe() const;
 };
 
-class SelectedTrial {
+class TrialOutline;
+
+// T is Trial or TrialOutline (explicitly instantiated for both).
+template <typename T>
+class BasicSelectedTrial {
  public:
   // Resolves `selection` against `trial` (not owned; must outlive the result). InvalidArgument
   // for a regex that does not compile; NotFound for a collection the trial does not have (the
   // message lists the trial's collections).
-  static StatusOr<SelectedTrial> Resolve(const Trial& trial, TrialSelection selection);
+  static StatusOr<BasicSelectedTrial> Resolve(const T& trial, TrialSelection selection);
   // Everything: every tensor at every step.
-  static SelectedTrial All(const Trial& trial);
+  static BasicSelectedTrial All(const T& trial);
 
-  const Trial& trial() const { return *trial_; }
+  const T& trial() const { return *trial_; }
   const TrialSelection& selection() const { return selection_; }
   // Selected tensors, sorted. With a step filter, only tensors saved at some selected step.
   const std::vector<std::string>& tensor_names() const { return names_; }
@@ -72,12 +77,17 @@ class SelectedTrial {
   const std::vector<int64_t>& steps() const { return steps_; }
 
  private:
-  SelectedTrial(const Trial& trial, TrialSelection selection) : trial_(&trial), selection_(std::move(selection)) {}
+  BasicSelectedTrial(const T& trial, TrialSelection selection) : trial_(&trial), selection_(std::move(selection)) {}
 
-  const Trial* trial_;
+  const T* trial_;
   TrialSelection selection_;
   std::vector<std::string> names_;
   std::vector<int64_t> steps_;
 };
+
+using SelectedTrial = BasicSelectedTrial<Trial>;
+using SelectedOutline = BasicSelectedTrial<TrialOutline>;
+extern template class BasicSelectedTrial<Trial>;
+extern template class BasicSelectedTrial<TrialOutline>;
 
 }  // namespace litmus
