@@ -61,6 +61,7 @@ class IsolatedRule : public RuleHandle {
   PluginCallResult Poll(int64_t last_step) override;
   const std::vector<std::string>& extra_action_json() const override { return ctx_.added_actions; }
   const RuleReport& report() const override { return report_; }
+  RuleReport& mutable_report() override { return report_; }
   void RestoreReport(RuleReport report) override { report_ = std::move(report); }
   const LoadedRule& rule() const override { return rule_; }
 

@@ -34,6 +34,9 @@ class RuleHandle {
   virtual PluginCallResult Poll(int64_t last_step) = 0;
   virtual const std::vector<std::string>& extra_action_json() const = 0;
   virtual const RuleReport& report() const = 0;
+  // The runner's own bookkeeping on the report between calls (SeriesStore::MarkFiring, taking new
+  // series points); never during a call.
+  virtual RuleReport& mutable_report() = 0;
   // A resumed job (run/checkpoint.h): the report as an earlier run of the job left it.
   virtual void RestoreReport(RuleReport report) = 0;
   virtual const LoadedRule& rule() const = 0;

@@ -75,8 +75,13 @@ class WorkerConnection {
   // else is left to do: the runner has ended the rule). `cacheable` answers are kept until the
   // generation changes.
   const QueryAnswer& Query(HostFunction function, const std::string& args, bool cacheable);
-  // A one-way note (kLog, kReport*); exits like Query when the runner is gone.
+  // A one-way note (kLog, kReport*); exits like Query when the runner is gone. Sends the
+  // batched series points first.
   void Note(MessageType type, const std::string& payload);
+  // report_series (ABI 1.3): batched, a rule may publish hundreds of values per step; sent as one
+  // kReportSeries note before the next message of any kind (FlushSeries before a reply).
+  void AddSeriesPoint(litmus_str_t series, litmus_str_t tensor, int64_t step, double value);
+  void FlushSeries();
 
   const LocalTensor* FindLocal(uint32_t trial, std::string_view name, int64_t step) const;
   // [offset, offset + size) of the shared tensor memory, or nullptr if outside it.
@@ -112,6 +117,8 @@ class WorkerConnection {
   std::vector<int32_t> first_local_;  // by name id: its first entry in local_, or -1
   std::vector<uint32_t> touched_;     // ids whose first_local_ is set
   Message reply_;  // reused: its buffer keeps its capacity
+  Encoder series_;  // batched kReportSeries points (after their count)
+  uint64_t series_count_ = 0;
 };
 
 // The worker's host table; `connection` serves every call (set once, before any plugin loads).
