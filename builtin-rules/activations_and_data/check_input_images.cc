@@ -22,6 +22,9 @@ CheckInputImages::CheckInputImages(const litmus::RuleArgs& args)
       regex_(param_optional_string(kRegex.name).value_or(std::string(kDefaultRegex))),
       channel_(static_cast<size_t>(IntAtLeast(*this, kChannel, 1))) {
   CheckRegexes(*this, kRegex.name, {regex_});
+  report_recommendation(
+      "Input images are not normalized (channel means far from 0): subtract the dataset mean and divide "
+      "by its standard deviation in the preprocessing.");
 }
 
 void CheckInputImages::set_required_tensors(int64_t step) {
@@ -86,6 +89,7 @@ bool CheckInputImages::invoke_at_step(int64_t step) {
   images_seen_ = images;
 
   report_detail("images_seen", images_seen_);
+  report_series(kSeriesImages, step, static_cast<double>(images_seen_));
   if (images_seen_ < threshold_samples_) return false;
   std::vector<std::string> means;
   int64_t violations = 0;
@@ -96,6 +100,11 @@ bool CheckInputImages::invoke_at_step(int64_t step) {
     }
     const double mean = channel_sums_[c] / static_cast<double>(channel_counts_[c]);
     means.push_back(JsonNumber(mean));
+    const std::string series = std::string(kSeriesChannelPrefix) + std::to_string(c);
+    report_series(series, step, mean);
+    // |mean| > threshold_mean: a band around 0.
+    report_threshold(series, threshold_mean_, litmus::Fires::kAbove);
+    report_threshold(series, -threshold_mean_, litmus::Fires::kBelow);
     if (std::fabs(mean) > threshold_mean_) {
       ++violations;
       log_info("step ", step, ": channel ", c, " has mean ", mean, " over ", images_seen_,

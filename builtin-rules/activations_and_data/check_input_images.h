@@ -31,6 +31,11 @@ class CheckInputImages : public litmus::Rule {
   static constexpr litmus::ParamSpec kChannel = litmus::IntParam(
       "channel", "1", "axis of the colour channel (1 for NCHW as MXNet, 3 for NHWC)");
 
+  // Series (ABI 1.3), of the rule: "mean of channel <c>" once threshold_samples images were seen
+  // (|mean| compared with threshold_mean), and the images seen so far.
+  static constexpr std::string_view kSeriesChannelPrefix = "mean of channel ";
+  static constexpr std::string_view kSeriesImages = "images seen";
+
   explicit CheckInputImages(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

@@ -25,6 +25,10 @@ ClassImbalance::ClassImbalance(const litmus::RuleArgs& args)
                              .value_or(std::string(kDefaultPredictionsRegex))) {
   CheckRegexes(*this, kLabelsRegex.name, {labels_regex_});
   CheckRegexes(*this, kPredictionsRegex.name, {predictions_regex_});
+  report_threshold(kSeriesRatio, threshold_imbalance_, litmus::Fires::kAbove);
+  report_recommendation(
+      "Imbalanced classes bias the model toward the frequent ones: resample or reweight the classes "
+      "(weighted loss), collect more data for rare classes, and judge the model per class.");
 }
 
 ClassImbalance::StepPairs ClassImbalance::Pairs(int64_t step) {
@@ -85,6 +89,7 @@ bool ClassImbalance::invoke_at_step(int64_t step) {
   for (const auto& [label, n] : count_) counts.Add(std::to_string(label), n);
   report_detail("counts", counts.str());
   report_detail("samples_seen", total_);
+  report_series(kSeriesSamples, step, static_cast<double>(total_));
   if (total_ < samples_) return false;
 
   int64_t violations = 0;
@@ -97,6 +102,9 @@ bool ClassImbalance::invoke_at_step(int64_t step) {
     const auto hit = correct_.find(label);
     const double rate = 1.0 - static_cast<double>(hit == correct_.end() ? 0 : hit->second) / static_cast<double>(n);
     misprediction.Add(std::to_string(label), rate);
+    const std::string series = std::string(kSeriesMispredictionPrefix) + std::to_string(label);
+    report_series(series, step, rate);
+    report_threshold(series, threshold_misprediction_, litmus::Fires::kAbove);
     if (rate > threshold_misprediction_) {
       ++violations;
       log_info("step ", step, ": class ", label, " is mispredicted for ", rate * 100.0, "% of its ", n,
@@ -106,6 +114,7 @@ bool ClassImbalance::invoke_at_step(int64_t step) {
   report_detail("misprediction_rate", misprediction.str());
   const double ratio = static_cast<double>(most) / static_cast<double>(least);
   report_detail("imbalance_ratio", ratio);
+  report_series(kSeriesRatio, step, ratio);
   if (ratio > threshold_imbalance_) {
     ++violations;
     log_info("step ", step, ": the largest class has ", most, " samples, the smallest ", least,

@@ -39,6 +39,13 @@ class ClassImbalance : public litmus::Rule {
       "predictions_regex", kDefaultPredictionsRegex,
       "regex (searched anywhere in the name) of the predictions tensors");
 
+  // Series (ABI 1.3), of the rule, once `samples` samples were seen: the largest to smallest class
+  // ratio, and per class "misprediction rate of class <id>" (each compared with its threshold);
+  // and the samples seen so far.
+  static constexpr std::string_view kSeriesRatio = "imbalance ratio";
+  static constexpr std::string_view kSeriesMispredictionPrefix = "misprediction rate of class ";
+  static constexpr std::string_view kSeriesSamples = "samples seen";
+
   explicit ClassImbalance(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

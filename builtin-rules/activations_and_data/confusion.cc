@@ -17,6 +17,8 @@ namespace {
 constexpr int64_t kMaxReportedCategories = 100;
 // Failing cells listed in the report, at most.
 constexpr size_t kMaxReportedCells = 100;
+// Predicted classes whose diagonal share is published as a series of its own.
+constexpr int64_t kMaxDiagonalSeries = 32;
 
 std::string StringParamOr(const litmus::Rule& rule, const litmus::ParamSpec& spec) {
   // "None" or "" is "not set": the documented default applies.
@@ -35,6 +37,10 @@ Confusion::Confusion(const litmus::RuleArgs& args)
       min_diag_(FractionParam(*this, kMinDiag)),
       max_off_diag_(FractionParam(*this, kMaxOffDiag)) {
   if (category_no_ && *category_no_ < 2) ThrowInvalidParam(*this, kCategoryNo, "must be at least 2 (or None)");
+  report_threshold(kSeriesOffDiagonal, max_off_diag_, litmus::Fires::kAbove);
+  report_recommendation(
+      "The model confuses some classes: look at the failing cells, check their labels, add training data "
+      "or features that tell them apart, or reweight them in the loss.");
 }
 
 std::optional<std::string> Confusion::ResolveOne(const std::string& name, const std::string& collection) {
@@ -119,18 +125,27 @@ bool Confusion::invoke_at_step(int64_t step) {
                             .str());
     }
   };
+  double largest_off_diagonal = 0;
   for (const auto& [predicted, sum] : column_sums) {
     const auto diagonal = cells.find({predicted, predicted});
     const double diagonal_share =
         static_cast<double>(diagonal == cells.end() ? 0 : diagonal->second) / static_cast<double>(sum);
+    // (Only the first classes get a series of their own: a 1000-class matrix would flood the store.)
+    if (predicted < kMaxDiagonalSeries) {
+      const std::string series = std::string(kSeriesDiagonalPrefix) + std::to_string(predicted);
+      report_series(series, step, diagonal_share);
+      report_threshold(series, min_diag_, litmus::Fires::kBelow);
+    }
     if (diagonal_share < min_diag_) fail(predicted, predicted, diagonal_share, "min_diag");
     for (auto cell = cells.lower_bound({predicted, 0}); cell != cells.end() && cell->first.first == predicted;
          ++cell) {
       const int64_t label = cell->first.second;
       const double share = static_cast<double>(cell->second) / static_cast<double>(sum);
+      if (label != predicted) largest_off_diagonal = std::max(largest_off_diagonal, share);
       if (label != predicted && share > max_off_diag_) fail(label, predicted, share, "max_off_diag");
     }
   }
+  report_series(kSeriesOffDiagonal, step, largest_off_diagonal);
   if (violations == 0) return false;
 
   report_violations(violations);

@@ -39,6 +39,11 @@ class Confusion : public litmus::Rule {
   static constexpr litmus::ParamSpec kMaxOffDiag = litmus::FloatParam(
       "max_off_diag", "0.1", "largest allowed share of one wrong label among a predicted class (0-1)");
 
+  // Series (ABI 1.3), of the rule: per predicted class "diagonal share of class <id>" (compared
+  // with min_diag), and the largest off-diagonal share of any column (compared with max_off_diag).
+  static constexpr std::string_view kSeriesDiagonalPrefix = "diagonal share of class ";
+  static constexpr std::string_view kSeriesOffDiagonal = "largest off-diagonal share";
+
   explicit Confusion(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

@@ -18,6 +18,10 @@ DeadRelu::DeadRelu(const litmus::RuleArgs& args)
   // "None" or "" is "not set": the documented default applies, never "every tensor".
   if (selection_.empty()) selection_.regexes = {std::string(kDefaultRegex)};
   CheckRegexes(*this, kTensorRegex.name, selection_.regexes);
+  report_threshold(kSeries, threshold_layer_, litmus::Fires::kAbove);
+  report_recommendation(
+      "Many ReLU units output nothing for every input and no longer learn: lower the learning rate, use "
+      "a leaky ReLU or ELU, or check the initialization and the input normalization.");
 }
 
 void DeadRelu::set_required_tensors(int64_t step) {
@@ -38,6 +42,7 @@ bool DeadRelu::invoke_at_step(int64_t step) {
     }
     if (activity->units == 0) continue;
     const double dead_percent = activity->inactive_percent();
+    report_series(kSeries, tensor.name(), step, dead_percent);
     if (dead_percent > threshold_layer_) {
       ++violations;
       report_detail(tensor.name(), dead_percent);

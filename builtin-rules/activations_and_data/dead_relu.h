@@ -30,6 +30,9 @@ class DeadRelu : public litmus::Rule {
   static constexpr litmus::ParamSpec kThresholdLayer = litmus::FloatParam(
       "threshold_layer", "50.0", "percent of dead units above which a layer fires the rule");
 
+  // The series it publishes (ABI 1.3): the share of dead units it compares, per layer.
+  static constexpr std::string_view kSeries = "% dead units";
+
   explicit DeadRelu(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

@@ -37,7 +37,11 @@ NLPSequenceRatio::NLPSequenceRatio(const litmus::RuleArgs& args)
   }
   for (size_t i = 0; i < values.size(); ++i) {
     tokens_.push_back({texts[i], values[i], thresholds[std::min(i, thresholds.size() - 1)]});
+    report_threshold(std::string(kSeriesPrefix) + texts[i], tokens_.back().threshold_percent, litmus::Fires::kAbove);
   }
+  report_recommendation(
+      "Sequences made mostly of one token (often padding or unknown) carry little signal: check the "
+      "tokenizer, the vocabulary and the sequence length.");
 }
 
 void NLPSequenceRatio::set_required_tensors(int64_t step) {
@@ -67,6 +71,7 @@ bool NLPSequenceRatio::invoke_at_step(int64_t step) {
     for (size_t t = 0; t < tokens_.size(); ++t) {
       const double percent = 100.0 * static_cast<double>(counts[t]) / static_cast<double>(value.size());
       percents.Add(tokens_[t].text, percent);
+      report_series(std::string(kSeriesPrefix) + tokens_[t].text, tensor.name(), step, percent);
       if (percent > tokens_[t].threshold_percent) {
         violated = true;
         log_info("step ", step, ": token ", tokens_[t].text, " is ", percent, "% of ", tensor.name(),

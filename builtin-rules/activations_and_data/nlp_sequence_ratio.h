@@ -31,6 +31,10 @@ class NLPSequenceRatio : public litmus::Rule {
       "per token, the percentage of elements above which the rule fires; paired by position, "
       "the last one reused for extra tokens");
 
+  // Series (ABI 1.3), per tensor: "% token <value>" for each token value, the share it compares
+  // with that token's threshold.
+  static constexpr std::string_view kSeriesPrefix = "% token ";
+
   explicit NLPSequenceRatio(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

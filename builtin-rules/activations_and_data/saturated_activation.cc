@@ -52,6 +52,10 @@ SaturatedActivation::SaturatedActivation(const litmus::RuleArgs& args)
   // "None" or "" for both is "not set": the documented default applies, never "every tensor".
   if (selection_.empty()) selection_.regexes = {std::string(kDefaultRegex)};
   CheckRegexes(*this, kTensorRegex.name, selection_.regexes);
+  report_threshold(kSeries, threshold_layer_, litmus::Fires::kAbove);
+  report_recommendation(
+      "Saturated tanh/sigmoid units pass almost no gradient: normalize the layer inputs (batch "
+      "normalization), lower the learning rate, or use ReLU-like activations.");
 }
 
 // A split key wins when given. The host passes every declared parameter to the rule, the default
@@ -109,6 +113,7 @@ bool SaturatedActivation::invoke_at_step(int64_t step) {
     }
     if (activity->units == 0) continue;
     const double saturated_percent = activity->inactive_percent();
+    report_series(kSeries, tensor.name(), step, saturated_percent);
     if (saturated_percent > threshold_layer_) {
       ++violations;
       report_detail(tensor.name(), saturated_percent);

@@ -50,6 +50,9 @@ class SaturatedActivation : public litmus::Rule {
   static constexpr litmus::ParamSpec kThresholdLayer = litmus::FloatParam(
       "threshold_layer", "50.0", "percent of saturated units above which a layer fires the rule");
 
+  // The series it publishes (ABI 1.3): the share of saturated units it compares, per layer.
+  static constexpr std::string_view kSeries = "% saturated units";
+
   explicit SaturatedActivation(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

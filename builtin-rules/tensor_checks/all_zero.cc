@@ -20,6 +20,11 @@ AllZero::AllZero(const litmus::RuleArgs& args)
     // DOC says a selection is mandatory; docs/rules/semantics.md §1.3 decides for "every tensor".
     log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
   }
+  report_threshold(kSeriesPercent, threshold_, litmus::Fires::kAbove);
+  if (threshold_ >= 100) report_threshold(kSeriesAbsMax, 0, litmus::Fires::kBelow);
+  report_recommendation(
+      "An all-zero tensor carries no signal: check the data pipeline and preprocessing (inputs), dead "
+      "activations (ReLU), or weights that were never updated or were zeroed by a bug.");
 }
 
 void AllZero::set_required_tensors(int64_t step) {
@@ -40,9 +45,10 @@ bool AllZero::invoke_at_step(int64_t step) {
     // an abs-max of 0 (NaN is not zero, and makes abs-max NaN), a reduction the host computes
     // once per tensor, usually while prefetching it; a tensor that is not all zero is then done.
     if (threshold_ >= 100 &&
-        (value.dtype() == litmus::DType::kFloat32 || value.dtype() == litmus::DType::kFloat64) &&
-        tensor.reduction_value(step, litmus::Reduction::kMax, /*abs=*/true) != 0) {
-      continue;
+        (value.dtype() == litmus::DType::kFloat32 || value.dtype() == litmus::DType::kFloat64)) {
+      const double abs_max = tensor.reduction_value(step, litmus::Reduction::kMax, /*abs=*/true);
+      report_series(kSeriesAbsMax, tensor.name(), step, abs_max);
+      if (abs_max != 0) continue;
     }
     int64_t zeros = 0;
     const bool numeric = VisitNumeric(value, [&zeros](auto elements) {
@@ -55,6 +61,7 @@ bool AllZero::invoke_at_step(int64_t step) {
       continue;
     }
     const double pct_zero = 100.0 * static_cast<double>(zeros) / static_cast<double>(value.num_elements());
+    report_series(kSeriesPercent, tensor.name(), step, pct_zero);
     // >= so that the default 100 means "every element is zero" [INFERRED comparison].
     if (pct_zero >= threshold_) {
       if (violations++ == 0) first = tensor.name() + " (" + JsonNumber(pct_zero) + "%)";

@@ -31,6 +31,11 @@ class AllZero : public litmus::Rule {
       "threshold", "100",
       "percent of zero elements (0-100) at or above which a tensor fires the rule");
 
+  // Series (ABI 1.3): the share of zeros it compares, per tensor; at a threshold of 100 % a
+  // float tensor is first judged by its max |x| (all zero iff 0), published as such.
+  static constexpr std::string_view kSeriesPercent = "% zero";
+  static constexpr std::string_view kSeriesAbsMax = "max |x|";
+
   explicit AllZero(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

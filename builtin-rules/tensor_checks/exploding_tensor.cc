@@ -34,6 +34,11 @@ ExplodingTensor::ExplodingTensor(const litmus::RuleArgs& args)
   if (selection_.empty()) {
     log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
   }
+  report_threshold(kSeriesNan, 0, litmus::Fires::kAbove);
+  if (!only_nan_) report_threshold(kSeriesInf, 0, litmus::Fires::kAbove);
+  report_recommendation(
+      "NaN or infinite values usually mean a diverging optimization: lower the learning rate, clip "
+      "gradients, check the loss for log(0) or division by zero, and the inputs for invalid values.");
 }
 
 void ExplodingTensor::set_required_tensors(int64_t step) {
@@ -87,6 +92,8 @@ bool ExplodingTensor::invoke_at_step(int64_t step) {
   std::string first;  // the first violating tensor, for the log line
   for (const litmus::Tensor& tensor : req_tensors().get()) {
     const Counts counts = CountNonFinite(tensor, step);
+    report_series(kSeriesNan, tensor.name(), step, static_cast<double>(counts.nan));
+    if (!only_nan_) report_series(kSeriesInf, tensor.name(), step, static_cast<double>(counts.inf));
     if (counts.nan == 0 && (only_nan_ || counts.inf == 0)) continue;
     JsonObject detail;
     detail.Add("nan_count", counts.nan).Add("inf_count", counts.inf);

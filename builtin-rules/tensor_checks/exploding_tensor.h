@@ -28,6 +28,10 @@ class ExplodingTensor : public litmus::Rule {
   static constexpr litmus::ParamSpec kOnlyNan = litmus::BoolParam(
       "only_nan", "False", "True: only NaN values fire the rule; False: NaN and +-infinity");
 
+  // Series (ABI 1.3): the counts it compares with 0, per tensor.
+  static constexpr std::string_view kSeriesNan = "NaN count";
+  static constexpr std::string_view kSeriesInf = "inf count";
+
   explicit ExplodingTensor(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

@@ -41,6 +41,9 @@ SimilarAcrossRuns::SimilarAcrossRuns(const litmus::RuleArgs& args)
   if (selection_.empty()) {
     log_info("no collection_names or tensor_regex given: comparing every tensor saved at each step");
   }
+  report_recommendation(
+      "Two runs that should match differ: look for nondeterminism (seeds, data order, cuDNN), or for "
+      "a change in code, data or hyperparameters between the runs.");
 }
 
 void SimilarAcrossRuns::set_required_tensors(int64_t step) {
@@ -98,6 +101,13 @@ bool SimilarAcrossRuns::invoke_at_step(int64_t step) {
         largest = *max_abs_diff;
         difference = JsonNumber(*max_abs_diff);
       }
+    }
+    bool compared = false;
+    for (const auto& other_and_names : others) compared |= other_and_names.second.contains(tensor.name());
+    if (compared) {
+      double published = 0;  // all close
+      if (difference) published = nan_found ? std::nan("") : largest >= 0 ? largest : HUGE_VAL;
+      report_series(kSeries, tensor.name(), step, published);
     }
     if (!difference) continue;
     report_detail(tensor.name(), *difference);

@@ -28,6 +28,11 @@ class SimilarAcrossRuns : public litmus::Rule {
       "tensor_regex", "",
       "regexes (searched anywhere in the name) of tensors to compare (union with collection_names)");
 
+  // The series it publishes (ABI 1.3), per tensor: the largest max |a - b| over the other trials
+  // where they differ beyond the tolerances, 0 where all are close (NaN: a NaN difference; inf:
+  // shapes or strings differ).
+  static constexpr std::string_view kSeries = "max |difference|";
+
   explicit SimilarAcrossRuns(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

@@ -30,6 +30,11 @@ TensorVariance::TensorVariance(const litmus::RuleArgs& args)
     // DOC says a selection is mandatory; docs/rules/semantics.md §1.3 decides for "every tensor".
     log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
   }
+  if (max_threshold_) report_threshold(kSeries, *max_threshold_, litmus::Fires::kAbove);
+  if (min_threshold_) report_threshold(kSeries, *min_threshold_, litmus::Fires::kBelow);
+  report_recommendation(
+      "A variance that grows without bound points to exploding values (lower the learning rate, clip "
+      "gradients); one that collapses to a constant points to dead units or saturated activations.");
 }
 
 void TensorVariance::set_required_tensors(int64_t step) {
@@ -55,6 +60,7 @@ bool TensorVariance::invoke_at_step(int64_t step) {
       }
       continue;
     }
+    report_series(kSeries, tensor.name(), step, *variance);
     // NaN (empty or non-finite values) compares false against both bounds.
     const bool too_high = max_threshold_ && *variance > *max_threshold_;
     const bool too_low = min_threshold_ && *variance < *min_threshold_;

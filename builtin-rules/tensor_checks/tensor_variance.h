@@ -33,6 +33,9 @@ class TensorVariance : public litmus::Rule {
   static constexpr litmus::ParamSpec kMinThreshold = litmus::FloatParam(
       "min_threshold", "None", "fires when a variance is below this (None: no lower bound)");
 
+  // The series it publishes (ABI 1.3): the variance it compares with both bounds, per tensor.
+  static constexpr std::string_view kSeries = "variance";
+
   explicit TensorVariance(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

@@ -24,6 +24,10 @@ UnchangedTensor::UnchangedTensor(const litmus::RuleArgs& args)
     // DOC says a selection is mandatory; docs/rules/semantics.md §1.3 decides for "every tensor".
     log_info("no collection_names or tensor_regex given: checking every tensor saved at each step");
   }
+  report_threshold(kSeries, 0.5, litmus::Fires::kAbove);
+  report_recommendation(
+      "A tensor that no longer changes is not being trained: check that its layer is not frozen by "
+      "mistake, that the learning rate is not zero, and that its gradients reach it.");
 }
 
 void UnchangedTensor::set_required_tensors(int64_t step) {
@@ -55,6 +59,7 @@ bool UnchangedTensor::invoke_at_step(int64_t step) {
       }
       unchanged = comparison == Comparison::kClose;
     }
+    report_series(kSeries, tensor.name(), step, unchanged ? 1.0 : 0.0);
     if (!unchanged) continue;
     std::vector<std::string> steps;
     for (const int64_t s : window) steps.push_back(JsonNumber(s));

@@ -37,6 +37,10 @@ class UnchangedTensor : public litmus::Rule {
   static constexpr litmus::ParamSpec kEqualNan = litmus::BoolParam(
       "equal_nan", "False", "True: NaN counts as equal to NaN");
 
+  // The series it publishes (ABI 1.3), per tensor: 1 when every consecutive pair of its window
+  // was all-close (what fires), else 0. The rule compares with rtol/atol, not with a threshold.
+  static constexpr std::string_view kSeries = "unchanged over window";
+
   explicit UnchangedTensor(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

@@ -12,7 +12,12 @@
 namespace litmus_builtin {
 
 VanishingGradient::VanishingGradient(const litmus::RuleArgs& args)
-    : Rule(args), threshold_(FiniteParam(*this, kThreshold)) {}
+    : Rule(args), threshold_(FiniteParam(*this, kThreshold)) {
+  report_threshold(kSeries, threshold_, litmus::Fires::kBelow);
+  report_recommendation(
+      "Gradients this small stop the network from learning: check the initialization (e.g. He/Xavier), "
+      "use ReLU-like activations, batch normalization or residual connections, or raise the learning rate.");
+}
 
 void VanishingGradient::set_required_tensors(int64_t step) {
   // Only gradients saved at this step: EVAL steps usually have none and are simply "not met".
@@ -37,6 +42,7 @@ bool VanishingGradient::invoke_at_step(int64_t step) {
       }
       continue;
     }
+    report_series(kSeries, tensor.name(), step, *abs_mean);
     // NaN (an empty or exploded gradient) compares false: never "vanished".
     if (*abs_mean < threshold_) {
       if (violations++ == 0) first = tensor.name() + " (" + JsonNumber(*abs_mean) + ")";

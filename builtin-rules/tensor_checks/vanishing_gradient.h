@@ -20,6 +20,8 @@ class VanishingGradient : public litmus::Rule {
   static constexpr std::string_view kDescription =
       "Fires when the mean absolute value of any gradient (collection gradients) is below threshold";
   static constexpr std::string_view kCollection = "gradients";
+  // The series it publishes (ABI 1.3): the value it compares, per gradient.
+  static constexpr std::string_view kSeries = "mean |gradient|";
   static constexpr litmus::ParamSpec kThreshold = litmus::FloatParam(
       "threshold", "0.0000001",
       "a gradient whose mean absolute value is below this (strictly) has vanished");

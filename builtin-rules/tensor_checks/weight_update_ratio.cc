@@ -66,7 +66,13 @@ WeightUpdateRatio::WeightUpdateRatio(const litmus::RuleArgs& args)
       num_steps_(OptionalIntAtLeast(*this, kNumSteps, 1)),
       large_threshold_(FiniteParam(*this, kLargeThreshold)),
       small_threshold_(FiniteParam(*this, kSmallThreshold)),
-      epsilon_(NonNegativeParam(*this, kEpsilon)) {}
+      epsilon_(NonNegativeParam(*this, kEpsilon)) {
+  report_threshold(kSeries, large_threshold_, litmus::Fires::kAbove);
+  report_threshold(kSeries, small_threshold_, litmus::Fires::kBelow);
+  report_recommendation(
+      "Updates far larger than the weights make training unstable (lower the learning rate); updates "
+      "far smaller mean the weights hardly move (raise it, or check for vanishing gradients).");
+}
 
 std::optional<litmus::Mode> WeightUpdateRatio::ModeAt(int64_t step) {
   const litmus::Trial trial = base_trial();
@@ -108,6 +114,7 @@ bool WeightUpdateRatio::invoke_at_step(int64_t step) {
     }
     // L2 norms of the flattened tensors [INFERRED: the norm is not stated].
     const double ratio = std::sqrt(norms->update) / (std::sqrt(norms->previous) + epsilon_);
+    report_series(kSeries, tensor.name(), step, ratio);
     // NaN (non-finite weights) compares false: ExplodingTensor is the rule for those.
     if (!(ratio > large_threshold_ || ratio < small_threshold_)) continue;
     JsonObject detail;

@@ -33,6 +33,9 @@ class WeightUpdateRatio : public litmus::Rule {
   static constexpr litmus::ParamSpec kEpsilon = litmus::FloatParam(
       "epsilon", "0.000000001", "added to the norm of the earlier weights (avoids dividing by 0)");
 
+  // The series it publishes (ABI 1.3): the ratio it compares with both thresholds, per weight.
+  static constexpr std::string_view kSeries = "update ratio";
+
   explicit WeightUpdateRatio(const litmus::RuleArgs& args);
 
   void set_required_tensors(int64_t step) override;

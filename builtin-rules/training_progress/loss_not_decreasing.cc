@@ -52,6 +52,12 @@ LossNotDecreasing::LossNotDecreasing(const litmus::RuleArgs& args)
     mode_ = ParseMode(*mode);
     if (!mode_) throw litmus::InvalidConfig("mode: expected EVAL, TRAIN or GLOBAL, got '" + *mode + "'");
   }
+  // What it compares (ABI 1.3): a decrease below diff_percent, an increase above the tolerance.
+  report_threshold(kSeriesDecrease, diff_percent_, litmus::Fires::kBelow);
+  report_threshold(kSeriesIncrease, increase_threshold_percent_, litmus::Fires::kAbove);
+  report_recommendation(
+      "A loss that stops decreasing means training is stuck or diverging: lower or schedule the learning "
+      "rate, check the data (labels, shuffling) and the loss function, or stop training early.");
 }
 
 std::vector<std::string> LossNotDecreasing::SelectedScalars() {
@@ -86,7 +92,8 @@ std::optional<litmus::Mode> LossNotDecreasing::ChosenMode(const std::vector<std:
   return std::nullopt;
 }
 
-std::optional<bool> LossNotDecreasing::EvaluateTensor(const std::string& name, litmus::Mode mode, int64_t mode_step) {
+std::optional<bool> LossNotDecreasing::EvaluateTensor(const std::string& name, litmus::Mode mode, int64_t mode_step,
+                                                      int64_t step) {
   const litmus::Tensor tensor = base_trial().tensor(name);
   const std::vector<int64_t> steps = tensor.steps(mode);  // mode steps, sorted
   if (!std::binary_search(steps.begin(), steps.end(), mode_step)) return std::nullopt;
@@ -111,6 +118,13 @@ std::optional<bool> LossNotDecreasing::EvaluateTensor(const std::string& name, l
   last_eval_[key] = mode_step;
   const double change_percent = (current - base) / std::abs(base) * 100;
   const bool met = LossConditionMet(base, current, diff_percent_, increase_threshold_percent_);
+  // The two sides LossConditionMet compares: the decrease (loss not above its baseline) or the increase.
+  report_series(kSeriesLoss, name, step, current);
+  if (current > base) {
+    report_series(kSeriesIncrease, name, step, (current - base) / std::abs(base) * 100);
+  } else {
+    report_series(kSeriesDecrease, name, step, (base - current) / std::abs(base) * 100);
+  }
   report_detail(name, JsonObject()
                           .Add("base_step", base_step)
                           .Add("base", base)
@@ -141,7 +155,7 @@ bool LossNotDecreasing::invoke_at_step(int64_t step) {
   }
   int64_t violations = 0;
   for (const std::string& name : names) {
-    if (EvaluateTensor(name, *mode, mode_step).value_or(false)) ++violations;
+    if (EvaluateTensor(name, *mode, mode_step, step).value_or(false)) ++violations;
   }
   if (violations > 0) report_violations(violations);
   return violations > 0;

@@ -45,6 +45,12 @@ class LossNotDecreasing : public litmus::Rule {
   static constexpr litmus::ParamSpec kMode = litmus::ModeParam(
       "mode", "None", "mode whose steps are checked: EVAL, TRAIN or GLOBAL; unset: EVAL, else TRAIN, else GLOBAL");
 
+  // Series (ABI 1.3), per loss: its value, and the change against its baseline num_steps back,
+  // as a decrease (fires below diff_percent) or an increase (fires above increase_threshold_percent).
+  static constexpr std::string_view kSeriesLoss = "loss";
+  static constexpr std::string_view kSeriesDecrease = "decrease %";
+  static constexpr std::string_view kSeriesIncrease = "increase %";
+
   explicit LossNotDecreasing(const litmus::RuleArgs& args);
 
   bool invoke_at_step(int64_t step) override;
@@ -59,7 +65,8 @@ class LossNotDecreasing : public litmus::Rule {
   std::optional<litmus::Mode> ChosenMode(const std::vector<std::string>& names);
   // Evaluates one tensor at mode step m; true when met. nullopt when not evaluated (no baseline,
   // too soon after the last evaluation, base == 0, or no value).
-  std::optional<bool> EvaluateTensor(const std::string& name, litmus::Mode mode, int64_t mode_step);
+  // `step`: the global step being evaluated (where the series values are published).
+  std::optional<bool> EvaluateTensor(const std::string& name, litmus::Mode mode, int64_t mode_step, int64_t step);
 
   std::vector<std::string> collections_;  // losses (if used) + collection_names
   std::vector<std::string> regexes_;

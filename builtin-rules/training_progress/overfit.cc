@@ -20,6 +20,11 @@ Overfit::Overfit(const litmus::RuleArgs& args)
       ratio_threshold_(param_float("ratio_threshold")) {
   if (start_step_ < 0) throw litmus::InvalidConfig("start_step: expected a step >= 0, got " + *param_raw("start_step"));
   if (patience_ < 1) throw litmus::InvalidConfig("patience: expected an integer >= 1, got " + *param_raw("patience"));
+  report_threshold(kSeriesRatio, ratio_threshold_, litmus::Fires::kAbove);
+  report_threshold(kSeriesConsecutive, static_cast<double>(patience_), litmus::Fires::kAbove);
+  report_recommendation(
+      "The validation loss pulls away from the training loss: the model memorizes the training data. "
+      "Add regularization (dropout, weight decay), augment or add data, or stop training earlier.");
 }
 
 bool Overfit::invoke_at_step(int64_t step) {
@@ -64,6 +69,10 @@ bool Overfit::Evaluate(int64_t step) {
   if (mean_train == 0) return false;
   const double ratio = (mean_val - mean_train) / mean_train;
   consecutive_ = ratio > ratio_threshold_ ? consecutive_ + 1 : 0;
+  report_series(kSeriesTrain, step, mean_train);
+  report_series(kSeriesValidation, step, mean_val);
+  report_series(kSeriesRatio, step, ratio);
+  report_series(kSeriesConsecutive, step, static_cast<double>(consecutive_));
   report_detail("mean_train", mean_train);
   report_detail("mean_val", mean_val);
   report_detail("ratio", ratio);

@@ -31,6 +31,13 @@ class Overfit : public litmus::Rule {
   static constexpr litmus::ParamSpec kRatioThreshold =
       litmus::FloatParam("ratio_threshold", "0.1", "largest tolerated (validation - training) / training loss ratio");
 
+  // Series (ABI 1.3), of the rule: the ratio it compares with ratio_threshold, and the count of
+  // consecutive evaluations above it (fires at patience); the two means the ratio is made of.
+  static constexpr std::string_view kSeriesRatio = "ratio";
+  static constexpr std::string_view kSeriesConsecutive = "consecutive";
+  static constexpr std::string_view kSeriesTrain = "mean training loss";
+  static constexpr std::string_view kSeriesValidation = "mean validation loss";
+
   explicit Overfit(const litmus::RuleArgs& args);
 
   bool invoke_at_step(int64_t step) override;

@@ -27,6 +27,11 @@ Overtraining::Overtraining(const litmus::RuleArgs& args)
     if (value < 1) throw litmus::InvalidConfig(std::string(key) + ": expected an integer >= 1, got " + *param_raw(key));
   }
   if (!(delta_ >= 0)) throw litmus::InvalidConfig("delta: expected a number >= 0, got " + *param_raw("delta"));
+  report_threshold(kSeriesSinceTrain, static_cast<double>(patience_train_), litmus::Fires::kAbove);
+  report_threshold(kSeriesSinceValidation, static_cast<double>(patience_validation_), litmus::Fires::kAbove);
+  report_recommendation(
+      "The losses no longer improve: further training wastes compute and may overfit. Stop training "
+      "(early stopping), or change the learning rate schedule.");
 }
 
 bool Overtraining::invoke_at_step(int64_t step) {
@@ -36,6 +41,14 @@ bool Overtraining::invoke_at_step(int64_t step) {
   if (!losses.train && !losses.validation) return false;
   if (losses.train) train_.Observe(*losses.train, delta_);
   if (losses.validation) validation_.Observe(*losses.validation, delta_);
+  if (losses.train) {
+    report_series(kSeriesTrain, step, *losses.train);
+    report_series(kSeriesSinceTrain, step, static_cast<double>(train_.since_best));
+  }
+  if (losses.validation) {
+    report_series(kSeriesValidation, step, *losses.validation);
+    report_series(kSeriesSinceValidation, step, static_cast<double>(validation_.since_best));
+  }
   if (const auto best = train_.best_or_none()) report_detail("best_train", *best);
   report_detail("since_train", train_.since_best);
   if (const auto best = validation_.best_or_none()) report_detail("best_val", *best);

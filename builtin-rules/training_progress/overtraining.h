@@ -27,6 +27,13 @@ class Overtraining : public litmus::Rule {
   static constexpr litmus::ParamSpec kDelta =
       litmus::FloatParam("delta", "0.01", "minimum absolute improvement of a loss for it to count as a new best");
 
+  // Series (ABI 1.3), of the rule: each loss, and the saved steps since its best (fires at its
+  // patience).
+  static constexpr std::string_view kSeriesTrain = "training loss";
+  static constexpr std::string_view kSeriesValidation = "validation loss";
+  static constexpr std::string_view kSeriesSinceTrain = "steps since best training loss";
+  static constexpr std::string_view kSeriesSinceValidation = "steps since best validation loss";
+
   explicit Overtraining(const litmus::RuleArgs& args);
 
   bool invoke_at_step(int64_t step) override;

@@ -36,6 +36,11 @@ PoorWeightInitialization::PoorWeightInitialization(const litmus::RuleArgs& args)
   }
   if (patience_ < 1) throw litmus::InvalidConfig("patience: expected an integer >= 1, got " + *param_raw("patience"));
   if (steps_ < 0) throw litmus::InvalidConfig("steps: expected an integer >= 0, got " + *param_raw("steps"));
+  report_threshold(kSeriesVarianceRatio, threshold_, litmus::Fires::kAbove);
+  report_threshold(kSeriesGradientSpread, distribution_range_, litmus::Fires::kBelow);
+  report_recommendation(
+      "Poorly initialized weights slow or stall training: use an initialization suited to the "
+      "activations (He for ReLU, Xavier/Glorot for tanh), or add batch normalization.");
 }
 
 std::optional<double> PoorWeightInitialization::VarianceRatio(int64_t step) {
@@ -112,6 +117,9 @@ bool PoorWeightInitialization::invoke_at_step(int64_t step) {
   const bool spread_met = variance_ratio && *variance_ratio > threshold_;
   const bool narrow_met = min_gradient_spread && *min_gradient_spread < distribution_range_;
   const bool loss_met = loss && loss->second;
+  if (variance_ratio) report_series(kSeriesVarianceRatio, step, *variance_ratio);
+  if (min_gradient_spread) report_series(kSeriesGradientSpread, step, *min_gradient_spread);
+  if (loss) report_series(kSeriesLossTrend, step, loss->first);
   if (variance_ratio) report_detail("variance_ratio", *variance_ratio);
   if (min_gradient_spread) report_detail("min_gradient_spread", *min_gradient_spread);
   if (loss) report_detail("loss_trend", loss->first);

@@ -36,6 +36,12 @@ class PoorWeightInitialization : public litmus::Rule {
   static constexpr litmus::ParamSpec kSteps =
       litmus::IntParam("steps", "10", "number of first global steps the rule analyzes");
 
+  // Series (ABI 1.3), of the rule: the three values it compares (the loss trend fires when no
+  // value of the last `patience` steps is below the reference, not against a threshold).
+  static constexpr std::string_view kSeriesVarianceRatio = "activation input variance ratio";
+  static constexpr std::string_view kSeriesGradientSpread = "min gradient spread (p95 - p5)";
+  static constexpr std::string_view kSeriesLossTrend = "loss change over patience";
+
   explicit PoorWeightInitialization(const litmus::RuleArgs& args);
 
   bool invoke_at_step(int64_t step) override;

@@ -11,6 +11,10 @@ namespace litmus_builtin {
 StalledTrainingRule::StalledTrainingRule(const litmus::RuleArgs& args)
     : Rule(args), threshold_s_(param_int("threshold")), last_progress_(Clock::now()) {
   if (threshold_s_ < 0) throw litmus::InvalidConfig("threshold: expected seconds >= 0, got " + *param_raw("threshold"));
+  report_threshold(kSeries, static_cast<double>(threshold_s_), litmus::Fires::kAbove);
+  report_recommendation(
+      "No new step was saved for too long: the training job may hang (a deadlock, a stuck data loader, "
+      "a lost worker). Check its logs and resource use; stop it if it does not recover.");
   if (!param_bool("stop_training_on_fire")) return;
   const std::optional<std::string> prefix = param_optional_string("training_job_name_prefix");
   if (!prefix) {
@@ -36,6 +40,7 @@ bool StalledTrainingRule::on_poll(int64_t last_step) {
   const std::vector<int64_t> steps = base_trial().steps();
   if (!steps.empty()) SawStep(steps.back());
   const double seconds = std::chrono::duration<double>(Clock::now() - last_progress_).count();
+  report_series(kSeries, last_step >= 0 ? last_step : 0, seconds);
   if (seconds <= static_cast<double>(threshold_s_)) return false;
   report_detail("seconds_since_progress", seconds);
   report_detail("last_step", newest_step_ >= 0 ? std::to_string(newest_step_) : std::string("null"));

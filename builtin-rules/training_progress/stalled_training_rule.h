@@ -26,6 +26,10 @@ class StalledTrainingRule : public litmus::Rule {
       "training_job_name_prefix", "None",
       "prefix of the training job to stop; needed with stop_training_on_fire (stops only a unique match)");
 
+  // The series it publishes (ABI 1.3), at every poll, at the last evaluated step (0 before any):
+  // the seconds since the last new step, compared with threshold.
+  static constexpr std::string_view kSeries = "seconds since progress";
+
   explicit StalledTrainingRule(const litmus::RuleArgs& args);
 
   // A new step is progress.

@@ -70,6 +70,10 @@ FeatureImportanceOverweight::FeatureImportanceOverweight(const litmus::RuleArgs&
   // A pattern the host's regex engine refuses is a configuration error now, not a rule failure
   // at the first step.
   CheckRegexes(*this, kTensorRegex.name, {tensor_regex_});
+  report_threshold(kSeries, threshold_, litmus::Fires::kAbove);
+  report_recommendation(
+      "A few features dominate the model: check them for target leakage, and consider subsampling "
+      "features (colsample_bytree) or stronger regularization.");
 }
 
 void FeatureImportanceOverweight::set_required_tensors(int64_t step) {
@@ -119,6 +123,7 @@ bool FeatureImportanceOverweight::invoke_at_step(int64_t step) {
     }
   }
 
+  report_series(kSeries, step, share_sum);
   const bool met = share_sum > threshold_;
   if (met || !fired_) {
     report_detail("step", step);

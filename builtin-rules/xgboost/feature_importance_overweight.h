@@ -28,6 +28,10 @@ class FeatureImportanceOverweight : public litmus::Rule {
       "tensor_regex", kDefaultTensorRegex,
       "one regex (re.search) selecting the importance scalars of one importance type");
 
+  // The series it publishes (ABI 1.3), of the rule: the share of the importance held by the top
+  // nfeatures features (Details' share_sum), which it compares with threshold.
+  static constexpr std::string_view kSeries = "top features share";
+
   // Throws litmus::InvalidConfig naming the key for a value that does not parse, a threshold
   // outside [0, 1], nfeatures < 1 or a regex the host refuses.
   explicit FeatureImportanceOverweight(const litmus::RuleArgs& args);

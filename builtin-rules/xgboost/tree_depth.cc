@@ -120,6 +120,10 @@ TreeDepth::TreeDepth(const litmus::RuleArgs& args) : Rule(args), depth_(param_fl
     throw litmus::InvalidConfig("depth: expected a finite number >= 0, got '" +
                                 param_raw(kDepth.name).value_or("") + "'");
   }
+  report_threshold(kSeriesComputed, depth_, litmus::Fires::kAbove);
+  report_recommendation(
+      "Deep trees fit noise: lower max_depth, or raise min_child_weight, gamma or the L1/L2 "
+      "regularization (alpha, lambda).");
 }
 
 void TreeDepth::set_required_tensors(int64_t step) {
@@ -165,6 +169,8 @@ bool TreeDepth::invoke_at_step(int64_t step) {
     }
   }
 
+  report_series(kSeriesComputed, step, static_cast<double>(computed_depth));
+  if (true_depth) report_series(kSeriesTrue, step, static_cast<double>(*true_depth));
   const bool met = static_cast<double>(computed_depth) > depth_;
   if (met || !fired_) {
     report_detail("step", step);

@@ -21,6 +21,12 @@ class TreeDepth : public litmus::Rule {
   static constexpr litmus::ParamSpec kDepth = litmus::FloatParam(
       "depth", "4", "largest allowed depth; fires when floor(log2(max node id + 1)) > depth");
 
+  // The series it publishes (ABI 1.3), of the rule: the formula's depth it compares with depth
+  // (Details' computed_depth) and, when the dump has child columns, the walked depth it does not
+  // compare but shows beside it (Details' true_depth), so that a chart shows the caveat at work.
+  static constexpr std::string_view kSeriesComputed = "computed depth";
+  static constexpr std::string_view kSeriesTrue = "true depth";
+
   // Throws litmus::InvalidConfig naming the key for a depth that does not parse or is negative or
   // not finite.
   explicit TreeDepth(const litmus::RuleArgs& args);

@@ -11,11 +11,13 @@
   _Static_assert(offsetof(type, member) == (offset), #type "." #member " moved")
 #define VALUE(name, value) _Static_assert((name) == (value), #name " changed")
 
-/* The layout below is that of ABI 1.2; members added since 1.0 say so. */
+/* The layout below is that of ABI 1.3; members added since 1.0 say so. */
 VALUE(LITMUS_ABI_MAJOR, 1);
-VALUE(LITMUS_ABI_MINOR, 2);
+VALUE(LITMUS_ABI_MINOR, 3);
 VALUE(LITMUS_REQUIRE_REGEX, 1);
 VALUE(LITMUS_REQUIRE_REDUCTIONS_ONLY, 2);
+VALUE(LITMUS_FIRES_ABOVE, 1);
+VALUE(LITMUS_FIRES_BELOW, 2);
 VALUE(LITMUS_RULE_STATELESS, 1);
 
 #if defined(__LP64__)
@@ -51,7 +53,7 @@ SIZE(litmus_param_t, 32);
 AT(litmus_param_t, key, 0);
 AT(litmus_param_t, value, 16);
 
-SIZE(litmus_host_api_t, 168); /* 1.0: 152, 1.1: 160 */
+SIZE(litmus_host_api_t, 192); /* 1.0: 152, 1.1: 160, 1.2: 168 */
 AT(litmus_host_api_t, struct_size, 0);
 AT(litmus_host_api_t, abi_major, 4);
 AT(litmus_host_api_t, abi_minor, 8);
@@ -75,6 +77,9 @@ AT(litmus_host_api_t, report_violations, 136);
 AT(litmus_host_api_t, report_detail, 144);
 AT(litmus_host_api_t, add_action, 152); /* since 1.1 */
 AT(litmus_host_api_t, require_tensor_ex, 160); /* since 1.2 */
+AT(litmus_host_api_t, report_series, 168); /* since 1.3 */
+AT(litmus_host_api_t, report_threshold, 176); /* since 1.3 */
+AT(litmus_host_api_t, report_recommendation, 184); /* since 1.3 */
 
 SIZE(litmus_param_spec_t, 72);
 AT(litmus_param_spec_t, name, 0);

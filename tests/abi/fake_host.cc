@@ -438,6 +438,21 @@ void ReportDetail(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_value) 
   HostOf(ctx).details[Text(key)] = Text(json_value);
 }
 
+void ReportSeries(litmus_ctx_t* ctx, litmus_str_t series, litmus_str_t tensor, int64_t step, double value) {
+  Count(ctx, "report_series");
+  HostOf(ctx).series.push_back({Text(series), Text(tensor), step, value});
+}
+
+void ReportThreshold(litmus_ctx_t* ctx, litmus_str_t series, double value, int32_t fires_when) {
+  Count(ctx, "report_threshold");
+  HostOf(ctx).thresholds[Text(series)][fires_when] = value;
+}
+
+void ReportRecommendation(litmus_ctx_t* ctx, litmus_str_t text) {
+  Count(ctx, "report_recommendation");
+  HostOf(ctx).recommendations.push_back(Text(text));
+}
+
 litmus_status_t AddAction(litmus_ctx_t* ctx, litmus_str_t action_json) {
   Count(ctx, "add_action");
   if (ctx->in_set_required_tensors || ctx->in_invoke || ctx->in_poll) {
@@ -510,6 +525,9 @@ FakeHost::FakeHost() {
   table_.report_detail = ReportDetail;
   table_.add_action = AddAction;
   table_.require_tensor_ex = RequireTensorEx;
+  table_.report_series = ReportSeries;
+  table_.report_threshold = ReportThreshold;
+  table_.report_recommendation = ReportRecommendation;
 }
 
 litmus_status_t LoadPlugin(const std::string& path, FakeHost& host, litmus_ctx* ctx,

@@ -89,6 +89,17 @@ class FakeHost {
   std::vector<FakeRequirement> requirements;
   int64_t violations = 0;
   std::map<std::string, std::string> details;
+  // ABI 1.3: (series, tensor, step, value) in call order; series -> (fires_when -> threshold);
+  // recommendations in call order.
+  struct SeriesPoint {
+    std::string series;
+    std::string tensor;
+    int64_t step = 0;
+    double value = 0;
+  };
+  std::vector<SeriesPoint> series;
+  std::map<std::string, std::map<int32_t, double>> thresholds;
+  std::vector<std::string> recommendations;
   std::vector<std::string> actions;  // add_action texts
   std::map<std::string, int> calls;  // host function name -> number of calls
 

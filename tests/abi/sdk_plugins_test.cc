@@ -171,7 +171,7 @@ TEST_P(GradientRuleTest, RefusesAnOlderMajorHost) {
   host_.table().abi_major = 0;
   Driver driver(host_, GetParam().path);
   EXPECT_EQ(driver.entry_status(), LITMUS_INVALID_CONFIG);
-  EXPECT_THAT(driver.entry_error(), HasSubstr("needs ABI 1.2, litmus provides 0.2"));
+  EXPECT_THAT(driver.entry_error(), HasSubstr("needs ABI 1.3, litmus provides 0.3"));
   host_.table().abi_major = LITMUS_ABI_MAJOR;
 }
 
@@ -206,7 +206,7 @@ TEST(Gallery, SdkEntryRefusesAnOlderMinor) {
   FakeHost host;
   Driver driver(host, Gallery("rogue_abi_minor_sdk"));
   EXPECT_EQ(driver.entry_status(), LITMUS_INVALID_CONFIG);
-  EXPECT_EQ(driver.entry_error(), "plugin rogue_abi_minor_sdk needs ABI 1.99, litmus provides 1.2");
+  EXPECT_EQ(driver.entry_error(), "plugin rogue_abi_minor_sdk needs ABI 1.99, litmus provides 1.3");
   EXPECT_EQ(driver.api(), nullptr);
 }
 

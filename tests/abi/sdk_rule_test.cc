@@ -355,7 +355,7 @@ TEST_F(SdkRuleTest, EntryRefusesAnotherMajorWithText) {
   const litmus_plugin_api_t* api = reinterpret_cast<const litmus_plugin_api_t*>(&ctx);
   EXPECT_EQ(litmus_plugin_entry_v1(&other.table(), &ctx, &api), LITMUS_INVALID_CONFIG);
   EXPECT_EQ(api, nullptr);
-  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.2, litmus provides 2.3");
+  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.3, litmus provides 2.3");
 }
 
 TEST_F(SdkRuleTest, EntryRefusesATableWithoutHeader) {
@@ -794,7 +794,7 @@ TEST_F(SdkRuleTest, MissingHostFunctionsAreNeverCalled) {
   ASSERT_EQ(thrower->create(&ctx, &param, 1, &instance), LITMUS_OK);
   litmus_ctx invoke = small.NewCtx();
   EXPECT_EQ(thrower->invoke_at_step(instance, &invoke, 1), LITMUS_INTERNAL);
-  EXPECT_EQ(invoke.error, "the host does not provide tensor_reduction (host ABI 1.2)");
+  EXPECT_EQ(invoke.error, "the host does not provide tensor_reduction (host ABI 1.3)");
   EXPECT_EQ(small.calls["tensor_reduction"], 0);
   thrower->destroy(instance);
 
@@ -877,7 +877,7 @@ TEST_F(SdkRuleTest, AHostWithoutAddActionFailsCreateCleanly) {
   litmus_ctx ctx = small.NewCtx();
   litmus_rule_instance_t* instance = nullptr;
   EXPECT_EQ(poller->create(&ctx, params, 2, &instance), LITMUS_INTERNAL);
-  EXPECT_EQ(ctx.error, "the host does not provide add_action (host ABI 1.2)");
+  EXPECT_EQ(ctx.error, "the host does not provide add_action (host ABI 1.3)");
   EXPECT_EQ(instance, nullptr);
   EXPECT_EQ(small.calls["add_action"], 0);
   litmus_ctx restore = host_.NewCtx();
@@ -891,7 +891,7 @@ TEST_F(SdkRuleTest, AnOlderHostIsRefusedByAnSdk11Plugin) {
   litmus_ctx ctx = old.NewCtx();
   const litmus_plugin_api_t* api = nullptr;
   EXPECT_EQ(litmus_plugin_entry_v1(&old.table(), &ctx, &api), LITMUS_INVALID_CONFIG);
-  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.2, litmus provides 1.0");
+  EXPECT_EQ(ctx.error, "plugin sdk_rule_test needs ABI 1.3, litmus provides 1.0");
   litmus_ctx restore = host_.NewCtx();
   ASSERT_EQ(litmus_plugin_entry_v1(&host_.table(), &restore, &api), LITMUS_OK);
 }

@@ -94,7 +94,7 @@ TEST(RulesCli, PluginThatCannotLoadIsAClientError) {
   const auto result = RunProcess({LitmusBinary(), "rules", "--plugin", LITMUS_TEST_PLUGIN_MINOR}, kEnv);
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(Lines(result.err), 1);
-  EXPECT_THAT(result.err, HasSubstr("needs ABI 1.99, litmus provides 1.2"));
+  EXPECT_THAT(result.err, HasSubstr("needs ABI 1.99, litmus provides 1.3"));
   EXPECT_EQ(result.out, "");
 }
 

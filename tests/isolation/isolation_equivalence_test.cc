@@ -37,6 +37,7 @@ Json ReadJsonFile(const fs::path& path) {
 struct Findings {
   Json statuses = Json::array();          // per rule: name, status, details, step, progress, warnings
   std::map<std::string, Json> reports;    // rule-reports/<rule>.json
+  std::map<std::string, Json> series;     // rule-reports/<rule>.series.json (what the rule watched)
   std::vector<Json> events;               // events.jsonl without "time"
   int exit_code = -1;
 };
@@ -62,7 +63,9 @@ Findings Run(const std::string& trial, const std::string& isolation, const fs::p
                           rule.at("step"), rule.at("Progress"), rule.at("Warnings")});
   }
   for (const fs::directory_entry& e : fs::directory_iterator(out / "rule-reports")) {
-    f.reports[e.path().filename().string()] = ReadJsonFile(e.path());
+    const std::string file = e.path().filename().string();
+    const bool is_series = file.ends_with(".series.json");
+    (is_series ? f.series : f.reports)[file] = ReadJsonFile(e.path());
   }
   std::ifstream events(out / "events.jsonl");
   for (std::string line; std::getline(events, line);) {
@@ -84,6 +87,13 @@ void ExpectSameFindings(const std::string& trial) {
   for (const auto& [name, report] : in_process.reports) {
     ASSERT_TRUE(isolated.reports.contains(name)) << name;
     EXPECT_EQ(isolated.reports.at(name), report) << name;
+  }
+  // What the rules watched crosses the process boundary unchanged (ABI 1.3 report_series).
+  EXPECT_FALSE(in_process.series.empty());
+  EXPECT_EQ(isolated.series.size(), in_process.series.size());
+  for (const auto& [name, series] : in_process.series) {
+    ASSERT_TRUE(isolated.series.contains(name)) << name;
+    EXPECT_EQ(isolated.series.at(name), series) << name;
   }
   // Events of rules evaluated in parallel may interleave differently: compared as sorted lists.
   std::vector<std::string> a, b;

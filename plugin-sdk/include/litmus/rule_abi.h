@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 #define LITMUS_ABI_MAJOR 1 /**< the ABI major version of this header (a break: a new entry) */
-#define LITMUS_ABI_MINOR 2 /**< the ABI minor version of this header (appended members) */
+#define LITMUS_ABI_MINOR 3 /**< the ABI minor version of this header (appended members) */
 #define LITMUS_PLUGIN_ENTRY litmus_plugin_entry_v1 /**< the one symbol a plugin exports */
 #define LITMUS_PLUGIN_ENTRY_NAME "litmus_plugin_entry_v1" /**< its name, for dlsym */
 
@@ -261,7 +261,33 @@ typedef struct litmus_host_api {
      LITMUS_INVALID_ARGUMENT. Otherwise as require_tensor. */
   litmus_status_t (*require_tensor_ex)(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t name,
                                        const int64_t* steps, size_t step_count, uint32_t flags);
+
+  /** since 1.3 ----------------------------------------------------------------------------------
+     Required in a host that reports minor >= 3 (and whose struct_size covers it). What the rule
+     watched, for the job's HTML report and TensorBoard output (docs/report.md); never part of the
+     verdict, never a failure: misuse is logged and ignored, as for report_detail. Other
+     fires_when values are reserved: a host ignores a threshold with one it does not know.
+     report_series: one value `value` of the series `series` (e.g. "mean |gradient|") for tensor
+     `tensor` (may be empty: a series of the rule itself, e.g. "loss change") at global step `step`.
+     Only inside invoke_at_step and on_poll. The host keeps series bounded (downsampled, with the
+     minimum and maximum of each bucket and every value at a step where the rule fired). NaN and
+     infinities are kept as such. Ownership: copied at once. */
+  void (*report_series)(litmus_ctx_t* ctx, litmus_str_t series, litmus_str_t tensor, int64_t step,
+                        double value);
+  /** The threshold a series is compared with: `value`, and `fires_when` (LITMUS_FIRES_*) says on
+     which side the condition is met (the rule's own comparison decides equality). A series has
+     at most one threshold per side (an upper and a lower bound); a repeated call for the same
+     series and side replaces it. Inside create, invoke_at_step and on_poll. */
+  void (*report_threshold)(litmus_ctx_t* ctx, litmus_str_t series, double value, int32_t fires_when);
+  /** A short recommendation (one or two sentences: what to do when the rule fires), shown in the
+     report's rules table. The same text twice is kept once. Inside create, invoke_at_step and
+     on_poll. */
+  void (*report_recommendation)(litmus_ctx_t* ctx, litmus_str_t text);
 } litmus_host_api_t;
+
+/* fires_when of report_threshold (since 1.3). */
+#define LITMUS_FIRES_ABOVE 1    /**< the condition is met when the value is above the threshold */
+#define LITMUS_FIRES_BELOW 2    /**< ... below it */
 
 /* Flags of require_tensor_ex (since 1.2). */
 #define LITMUS_REQUIRE_REGEX 1u           /**< `name` is a regex: every tensor it searches */

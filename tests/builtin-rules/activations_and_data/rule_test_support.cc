@@ -79,6 +79,7 @@ RuleRun Run(std::vector<std::string> args, const std::filesystem::path& out, con
     run.fired_by_rule[e["rule"].get<std::string>()].push_back(e["step"].get<int64_t>());
   }
   run.report = ReadJsonIfExists(out / "rule-reports" / (report_name + ".json"));
+  run.series = ReadJsonIfExists(out / "rule-reports" / (report_name + ".series.json"));
   return run;
 }
 

@@ -46,6 +46,7 @@ struct RuleRun {
   std::vector<int64_t> fired;   // steps of RuleEvaluationConditionMet events, in order
   std::map<std::string, std::vector<int64_t>> fired_by_rule;  // the same per configuration name
   nlohmann::json report;        // rule-reports/<rule>.json; null if not written
+  nlohmann::json series;        // rule-reports/<rule>.series.json (support/series_json.h)
 };
 
 // `litmus run --trial trial --rule rule --param p...` (params as "key=value") plus `extra`

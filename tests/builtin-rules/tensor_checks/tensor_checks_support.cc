@@ -63,6 +63,7 @@ RuleRun Run(const std::vector<std::string>& args, const std::string& report_name
     run.fired_by_rule.emplace_back(e["rule"].get<std::string>(), e["step"].get<int64_t>());
   }
   run.report = ReadJsonIfExists(out.path() / "rule-reports" / (report_name + ".json"));
+  run.series = ReadJsonIfExists(out.path() / "rule-reports" / (report_name + ".series.json"));
   run.status = ReadJsonIfExists(out.path() / "status.json");
   return run;
 }

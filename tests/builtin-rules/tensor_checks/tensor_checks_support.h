@@ -60,6 +60,7 @@ struct RuleRun {
   std::vector<int64_t> fired;  // steps of RuleEvaluationConditionMet events, in order
   std::vector<std::pair<std::string, int64_t>> fired_by_rule;  // (configuration name, step)
   nlohmann::json report;       // rule-reports/<report_name>.json; null if not written
+  nlohmann::json series;       // rule-reports/<report_name>.series.json (support/series_json.h)
   nlohmann::json status;       // status.json; null if not written
 };
 

@@ -107,7 +107,10 @@ RuleRun RunRule(const std::string& trial, const std::string& rule, const std::ve
   run.status = read_json(out.path() / "status.json");
   const std::filesystem::path reports = out.path() / "rule-reports";
   if (std::filesystem::exists(reports)) {
-    for (const auto& entry : std::filesystem::directory_iterator(reports)) run.report = read_json(entry.path());
+    for (const auto& entry : std::filesystem::directory_iterator(reports)) {
+      const std::string file = entry.path().filename().string();
+      (file.ends_with(".series.json") ? run.series : run.report) = read_json(entry.path());
+    }
   }
   if (std::filesystem::exists(out.path() / "message")) run.message = ReadWholeFile(out.path() / "message");
   return run;

@@ -54,6 +54,7 @@ struct RuleRun {
   int exit_code = -1;
   std::vector<int64_t> fired;  // steps of RuleEvaluationConditionMet events
   nlohmann::json report;       // rule-reports/<rule>.json (null if absent)
+  nlohmann::json series;       // rule-reports/<rule>.series.json (support/series_json.h)
   nlohmann::json status;       // status.json (null if absent)
   std::string message;         // the --message-file line ("" if not written)
   std::string err;             // stderr (the log)

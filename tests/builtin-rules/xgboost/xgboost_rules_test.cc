@@ -15,10 +15,12 @@
 #include <utility>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "litmus/writer/writer.h"
 #include "support/run_process.h"
+#include "support/series_json.h"
 #include "support/temp_dir.h"
 
 namespace litmus {
@@ -170,6 +172,14 @@ struct LitmusRun {
   }
   Json Report(const std::string& name) const {
     std::ifstream in(out.path() / "rule-reports" / (name + ".json"));
+    return Json::parse(in);
+  }
+  // rule-reports/<name>.series.json (what the rule watched; support/series_json.h); null if not
+  // written.
+  Json Series(const std::string& name) const {
+    const std::filesystem::path path = out.path() / "rule-reports" / (name + ".series.json");
+    if (!std::filesystem::exists(path)) return nullptr;
+    std::ifstream in(path);
     return Json::parse(in);
   }
   std::string Failure() const { return testing::ReadWholeFile(out.path() / "failure"); }
@@ -512,6 +522,88 @@ TEST(TreeDepth, InvalidValuesAreConfigurationErrorsNamingTheKey) {
     EXPECT_NE(run->process.err.find(message), std::string::npos) << run->process.err;
     EXPECT_NE(run->Failure().find(message), std::string::npos) << run->Failure();
   }
+}
+
+// ---- What the rules watched (ABI 1.3 series, docs/report.md) ---------------------------------
+
+using ::testing::DoubleEq;
+using ::testing::ElementsAre;
+using ::testing::Optional;
+using ::testing::Pair;
+using testing::FindSeries;
+using testing::SeriesFirings;
+using testing::SeriesPoints;
+using testing::SeriesThreshold;
+
+// The series holds the share sum compared at each step, the threshold given, the firing steps'
+// values; in a rule worker (the default) and in the runner's process.
+TEST(XgboostRulesSeries, FeatureImportanceOverweightPublishesTheTopFeaturesShare) {
+  TempDir trial;
+  // The top 2 shares: 0.2 + 0.2; 0.375 + 0.25; 0.5 + 0.25; four features of 0.5 renormalised to
+  // 0.25 each: 0.25 + 0.25; 0.5 + 0.375 of three; then no importance at all: nothing compared, so
+  // nothing published.
+  WriteXgbTrial(trial.path(), {Weights(kBalanced), Weights({0.375, 0.25, 0.125, 0.125, 0.125}),
+                               Weights({0.5, 0.25, 0.125, 0.0625, 0.0625}), Weights({0.5, 0.5, 0.5, 0.5}),
+                               Weights({0.5, 0.375, 0.125}), Weights({0, 0, 0})});
+  for (const char* isolation : {"process", "none"}) {
+    SCOPED_TRACE(isolation);
+    const auto run = RunLitmus(trial.path(), {"--rule", "FeatureImportanceOverweight", "--param", "nfeatures=2",
+                                              "--param", "threshold=0.7", "--keep-going", "--isolation", isolation});
+    ASSERT_EQ(run->process.exit_code, 1) << run->process.err;
+    EXPECT_EQ(run->Fired(), (std::vector<int64_t>{2, 4}));
+    const Json series = run->Series("FeatureImportanceOverweight");
+    ASSERT_TRUE(series.is_object()) << run->process.err;
+    EXPECT_EQ(series["rule"], "FeatureImportanceOverweight");
+    EXPECT_THAT(SeriesPoints(series, "top features share"),
+                ElementsAre(Pair(0, DoubleEq(0.4)), Pair(1, DoubleEq(0.625)), Pair(2, DoubleEq(0.75)),
+                            Pair(3, DoubleEq(0.5)), Pair(4, DoubleEq(0.875))));
+    EXPECT_THAT(SeriesThreshold(series, "top features share", "above"), Optional(DoubleEq(0.7)));
+    EXPECT_THAT(SeriesFirings(series, "top features share"),
+                ElementsAre(Pair(2, DoubleEq(0.75)), Pair(4, DoubleEq(0.875))));
+    const Json* share = FindSeries(series, "top features share", "");
+    ASSERT_NE(share, nullptr);
+    EXPECT_EQ((*share)["mode"][0], "GLOBAL");
+    EXPECT_FALSE(series["recommendations"].empty());
+  }
+}
+
+// nfeatures covering every feature: the rule compares exactly 1 (not a rounded sum), and so does
+// the series.
+TEST(XgboostRulesSeries, FeatureImportanceOverweightPublishesTheWholeShareWhenEveryFeatureIsTop) {
+  TempDir trial;
+  const std::vector<double> even = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+  WriteXgbTrial(trial.path(), {Weights(even)});
+  const auto run = RunLitmus(trial.path(), {"--rule", "FeatureImportanceOverweight"});
+  ASSERT_EQ(run->process.exit_code, 1) << run->process.err;
+  const Json series = run->Series("FeatureImportanceOverweight");
+  EXPECT_THAT(SeriesPoints(series, "top features share"), ElementsAre(Pair(0, 1.0)));
+  EXPECT_THAT(SeriesThreshold(series, "top features share", "above"), Optional(DoubleEq(0.8)));
+}
+
+// computed depth at each step with a tree dump, beside the walked true depth when the child
+// columns are saved; the threshold is the depth parameter.
+TEST(XgboostRulesSeries, TreeDepthPublishesTheComputedDepthAndTheTrueDepth) {
+  TempDir trial;
+  Round without_children = Tree(FullTree(5));
+  without_children.tree_children = false;
+  // step 0: full depth 2 (ids 0..6: computed 2, true 2); 1: a chain of 10 splits (ids 0..20:
+  // computed 4, true 10); 2: no dump, skipped; 3: full depth 5 without child columns (computed 5,
+  // no true depth); 4: full depth 3.
+  WriteXgbTrial(trial.path(),
+                {Tree(FullTree(2)), Tree(ChainTree(10)), Weights(kBalanced), without_children, Tree(FullTree(3))});
+  const auto run = RunLitmus(trial.path(), {"--rule", "TreeDepth", "--param", "depth=3.5", "--keep-going"});
+  ASSERT_EQ(run->process.exit_code, 1) << run->process.err;
+  EXPECT_EQ(run->Fired(), (std::vector<int64_t>{1, 3}));
+  const Json series = run->Series("TreeDepth");
+  ASSERT_TRUE(series.is_object()) << run->process.err;
+  EXPECT_THAT(SeriesPoints(series, "computed depth"),
+              ElementsAre(Pair(0, 2.0), Pair(1, 4.0), Pair(3, 5.0), Pair(4, 3.0)));
+  EXPECT_THAT(SeriesPoints(series, "true depth"), ElementsAre(Pair(0, 2.0), Pair(1, 10.0), Pair(4, 3.0)));
+  EXPECT_THAT(SeriesThreshold(series, "computed depth", "above"), Optional(3.5));
+  EXPECT_FALSE(SeriesThreshold(series, "true depth", "above").has_value()) << "shown, not compared";
+  EXPECT_THAT(SeriesFirings(series, "computed depth"), ElementsAre(Pair(1, 4.0), Pair(3, 5.0)));
+  EXPECT_THAT(SeriesFirings(series, "true depth"), ElementsAre(Pair(1, 10.0)));
+  EXPECT_FALSE(series["recommendations"].empty());
 }
 
 // ---- Both rules in one job, as docs/rules/*.md show ---------------------------------------------

@@ -478,6 +478,48 @@ TEST_F(HostApiTest, ReportInsideOnPollButNotInSetRequiredTensors) {
   EXPECT_EQ(report_.details_json.at("seconds"), "3");
 }
 
+// ABI 1.3: what a rule watched, with the mode of each step from the rule's base trial.
+TEST_F(HostApiTest, ReportSeriesThresholdAndRecommendation) {
+  host_->report_series(ctx(), S("mean |g|"), S("gradient/a"), 0, 0.5);
+  host_->report_series(ctx(), S("mean |g|"), S("gradient/a"), 1, 0.25);
+  host_->report_series(ctx(), S("loss change"), {nullptr, 0}, 1, -3.0);
+  host_->report_series(ctx(), S(""), S("t"), 1, 1.0);          // no series name: ignored
+  host_->report_series(ctx(), S("x"), {nullptr, 2}, 1, 1.0);   // NULL tensor with a size: ignored
+  host_->report_threshold(ctx(), S("mean |g|"), 1e-7, LITMUS_FIRES_BELOW);
+  host_->report_threshold(ctx(), S("mean |g|"), 1e-6, LITMUS_FIRES_BELOW);  // replaces that side
+  host_->report_threshold(ctx(), S("mean |g|"), 10, LITMUS_FIRES_ABOVE);
+  host_->report_threshold(ctx(), S("mean |g|"), 5, 42);  // unknown side: ignored
+  host_->report_recommendation(ctx(), S("Lower the learning rate."));
+  host_->report_recommendation(ctx(), S("Lower the learning rate."));  // kept once
+  const SeriesStore& series = report_.series;
+  ASSERT_EQ(series.series().size(), 2u);
+  const SeriesStore::Series& g = series.series()[0];
+  EXPECT_EQ(g.name, "mean |g|");
+  EXPECT_EQ(g.tensor, "gradient/a");
+  ASSERT_EQ(g.buckets.size(), 2u);
+  EXPECT_EQ(g.buckets[1].first_step, 1);
+  EXPECT_EQ(g.buckets[1].first_value, 0.25);
+  EXPECT_EQ(g.buckets[0].mode, LITMUS_MODE_TRAIN);  // pt_ddp_two_workers: TRAIN steps
+  EXPECT_EQ(series.series()[1].tensor, "");
+  const auto& sides = series.thresholds().at("mean |g|");
+  ASSERT_EQ(sides.size(), 2u);
+  EXPECT_EQ(sides[0].fires_when, LITMUS_FIRES_ABOVE);
+  EXPECT_EQ(sides[0].value, 10);
+  EXPECT_EQ(sides[1].value, 1e-6);
+  EXPECT_THAT(series.recommendations(), ElementsAre("Lower the learning rate."));
+
+  // Thresholds and recommendations also in create; series only in invoke_at_step and on_poll.
+  ctx_->BeginCall(PluginCallPhase::kCreate);
+  host_->report_threshold(ctx(), S("ratio"), 0.1, LITMUS_FIRES_ABOVE);
+  host_->report_series(ctx(), S("ratio"), {nullptr, 0}, 0, 1.0);  // ignored with a warning
+  EXPECT_TRUE(series.thresholds().contains("ratio"));
+  EXPECT_EQ(series.series().size(), 2u);
+  std::vector<TensorRequirement> requirements;
+  ctx_->BeginCall(PluginCallPhase::kSetRequiredTensors, &requirements);
+  host_->report_recommendation(ctx(), S("ignored"));
+  EXPECT_EQ(series.recommendations().size(), 1u);
+}
+
 TEST_F(HostApiTest, ContextsOfDifferentInstancesRunConcurrently) {
   constexpr int kThreads = 4;
   std::vector<std::thread> threads;

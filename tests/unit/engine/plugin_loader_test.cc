@@ -137,9 +137,9 @@ TEST(PluginLoader, MissingEntrySymbol) {
   ExpectLoadError(LITMUS_TEST_PLUGIN_NO_ENTRY, ": no symbol litmus_plugin_entry_v1 (not a litmus plugin?)");
 }
 
-TEST(PluginLoader, WrongMajor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MAJOR, " needs ABI 2.2, litmus provides 1.2"); }
+TEST(PluginLoader, WrongMajor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MAJOR, " needs ABI 2.3, litmus provides 1.3"); }
 
-TEST(PluginLoader, NewerMinor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MINOR, " needs ABI 1.99, litmus provides 1.2"); }
+TEST(PluginLoader, NewerMinor) { ExpectLoadError(LITMUS_TEST_PLUGIN_MINOR, " needs ABI 1.99, litmus provides 1.3"); }
 
 TEST(PluginLoader, NullCreate) {
   ExpectLoadError(LITMUS_TEST_PLUGIN_NULL_CREATE, "rule #1 (NoCreate): create is NULL");
@@ -294,7 +294,7 @@ TEST(PluginLoader, SearchFolderWithABrokenLitmusPluginFails) {
   PluginRegistry registry;
   const Status status = registry.LoadDirectory(dir.str());
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "plugin " + minor + " needs ABI 1.99, litmus provides 1.2");
+  EXPECT_EQ(status.message(), "plugin " + minor + " needs ABI 1.99, litmus provides 1.3");
 }
 
 TEST(PluginLoader, MissingFolder) {

@@ -263,6 +263,32 @@ std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::
         if (!in.failed()) HostApi()->report_detail(&ctx_, key, value);
         break;
       }
+      case MessageType::kReportSeries: {
+        Decoder in(message.payload);
+        const uint64_t count = in.Get<uint64_t>();
+        for (uint64_t i = 0; i < count && !in.failed(); ++i) {
+          const litmus_str_t series = GetStr(in);
+          const litmus_str_t tensor = GetStr(in);
+          const int64_t step = in.Get<int64_t>();
+          const double value = in.Get<double>();
+          if (!in.failed()) HostApi()->report_series(&ctx_, series, tensor, step, value);
+        }
+        break;
+      }
+      case MessageType::kReportThreshold: {
+        Decoder in(message.payload);
+        const litmus_str_t series = GetStr(in);
+        const double value = in.Get<double>();
+        const int32_t fires_when = in.Get<int32_t>();
+        if (!in.failed()) HostApi()->report_threshold(&ctx_, series, value, fires_when);
+        break;
+      }
+      case MessageType::kReportRecommendation: {
+        Decoder in(message.payload);
+        const litmus_str_t text = GetStr(in);
+        if (!in.failed()) HostApi()->report_recommendation(&ctx_, text);
+        break;
+      }
       default:
         return broken(Channel::Failure::kProtocol);
     }

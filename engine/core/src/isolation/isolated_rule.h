@@ -63,6 +63,7 @@ class IsolatedRule : public RuleHandle {
   const std::vector<std::string>& extra_action_json() const override { return ctx_.added_actions; }
   const RuleReport& report() const override { return report_; }
   bool stopped() const override { return stopped_; }
+  RuleReport& mutable_report() override { return report_; }
   void RestoreReport(RuleReport report) override { report_ = std::move(report); }
   const LoadedRule& rule() const override { return rule_; }
 

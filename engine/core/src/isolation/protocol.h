@@ -5,7 +5,7 @@
 // followed by `length` payload bytes. Payloads are sequences of fixed-size native-endian scalars
 // (both ends are the same binary on the same machine) and strings/byte blocks as {u64 size,
 // bytes}. The runner sends requests (kInit, kRequiredTensors, kInvoke, kPoll, kDestroy); while it
-// serves one, the worker may send one-way notes (kLog, kReportViolations, kReportDetail) and
+// serves one, the worker may send one-way notes (kLog, kReport*) and
 // queries (kQuery, answered by one kQueryReply each), then ends it with exactly one kReply
 // (kInitReply for kInit). kDestroy has no reply: the worker destroys the instance and exits 0.
 // A kInvoke may ask for set_required_tensors of a later step too ("ahead"): the worker replies to
@@ -59,6 +59,11 @@ enum class MessageType : uint32_t {
   kReportViolations = 24, // count
   kReportDetail = 25,     // key, JSON text
   kAheadReply = 26,       // the step, then as kReply to kRequiredTensors
+  // ABI 1.3 (one-way notes, like kReportDetail)
+  kReportSeries = 27,          // count, then (series, tensor, step, value) each: the report_series
+                               // calls of a plugin call, batched (sent before any other message)
+  kReportThreshold = 28,       // series, value, fires_when
+  kReportRecommendation = 29,  // text
 };
 
 // The host functions a worker forwards to the runner in a kQuery.

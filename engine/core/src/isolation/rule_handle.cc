@@ -31,6 +31,7 @@ class InProcessRule : public RuleHandle {
   PluginCallResult Poll(int64_t last_step) override { return instance_->Poll(last_step); }
   const std::vector<std::string>& extra_action_json() const override { return instance_->extra_action_json(); }
   const RuleReport& report() const override { return instance_->report(); }
+  RuleReport& mutable_report() override { return instance_->mutable_report(); }
   void RestoreReport(RuleReport report) override { instance_->RestoreReport(std::move(report)); }
   const LoadedRule& rule() const override { return instance_->rule(); }
 

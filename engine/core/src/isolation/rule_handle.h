@@ -54,6 +54,9 @@ class RuleHandle {
   // True once a stop of the job ended a call of this rule before it returned (an isolated
   // rule's worker is killed): that call evaluated nothing.
   virtual bool stopped() const { return false; }
+  // The runner's own bookkeeping on the report between calls (SeriesStore::MarkFiring, taking new
+  // series points); never during a call.
+  virtual RuleReport& mutable_report() = 0;
   // A resumed job (run/checkpoint.h): the report as an earlier run of the job left it.
   virtual void RestoreReport(RuleReport report) = 0;
   virtual const LoadedRule& rule() const = 0;

@@ -130,6 +130,7 @@ int Serve(Channel& channel) {
     for (const std::string& w : warnings) out.PutString(w);
     out.Put<uint8_t>(polls ? 1 : 0);
     out.Put<uint8_t>(g_connection != nullptr && g_connection->out_of_memory ? 1 : 0);
+    if (g_connection != nullptr) g_connection->FlushSeries();
     return channel.Send(MessageType::kInitReply, out.bytes()) == Channel::Failure::kNone;
   };
 
@@ -197,6 +198,7 @@ int Serve(Channel& channel) {
         const int64_t ahead_step = req.Get<int64_t>();
         if (!connection.ReadAnswersAhead(req) || req.failed()) return 3;
         PutResult(out, instance->Invoke(step));
+        connection.FlushSeries();
         if (channel.Send(MessageType::kReply, out.bytes()) != Channel::Failure::kNone) return 0;
         if (!ahead) continue;
         // set_required_tensors of the step the runner declares next, while it does other work
@@ -223,6 +225,7 @@ int Serve(Channel& channel) {
         return 3;
     }
     if (req.failed()) return 3;
+    connection.FlushSeries();
     if (channel.Send(MessageType::kReply, out.bytes()) != Channel::Failure::kNone) return 0;
   }
 }

@@ -399,6 +399,37 @@ void HostReportDetail(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_val
   }
 }
 
+// ABI 1.3: forwarded as notes; the runner's host functions check and record them.
+void HostReportSeries(litmus_ctx_t* ctx, litmus_str_t series, litmus_str_t tensor, int64_t step,
+                      double value) noexcept {
+  if (ctx == nullptr) return;
+  try {
+    g_connection->AddSeriesPoint(series, tensor, step, value);
+  } catch (...) {
+  }
+}
+
+void HostReportThreshold(litmus_ctx_t* ctx, litmus_str_t series, double value, int32_t fires_when) noexcept {
+  if (ctx == nullptr) return;
+  try {
+    Encoder e;
+    PutStr(e, series);
+    e.Put(value).Put(fires_when);
+    g_connection->Note(MessageType::kReportThreshold, e.bytes());
+  } catch (...) {
+  }
+}
+
+void HostReportRecommendation(litmus_ctx_t* ctx, litmus_str_t text) noexcept {
+  if (ctx == nullptr) return;
+  try {
+    Encoder e;
+    PutStr(e, text);
+    g_connection->Note(MessageType::kReportRecommendation, e.bytes());
+  } catch (...) {
+  }
+}
+
 litmus_status_t HostAddAction(litmus_ctx_t* ctx, litmus_str_t action_json) noexcept {
   return Guarded(ctx, [&]() -> litmus_status_t {
     Encoder e;
@@ -435,6 +466,9 @@ constexpr litmus_host_api_t kWorkerHostApi = {
     .report_detail = HostReportDetail,
     .add_action = HostAddAction,
     .require_tensor_ex = HostRequireTensorEx,
+    .report_series = HostReportSeries,
+    .report_threshold = HostReportThreshold,
+    .report_recommendation = HostReportRecommendation,
 };
 
 }  // namespace
@@ -602,6 +636,7 @@ const QueryAnswer& WorkerConnection::Query(HostFunction function, const std::str
   if (cacheable) {
     if (const auto it = cache_.find(args); it != cache_.end()) return it->second;
   }
+  FlushSeries();
   // args starts with the function id (the cache key); the message carries it too.
   if (channel_->Send(MessageType::kQuery, args) != Channel::Failure::kNone) _exit(kExitLostRunner);
   if (channel_->Receive(&reply_) != Channel::Failure::kNone || reply_.type != MessageType::kQueryReply) {
@@ -616,7 +651,27 @@ const QueryAnswer& WorkerConnection::Query(HostFunction function, const std::str
 }
 
 void WorkerConnection::Note(MessageType type, const std::string& payload) {
+  FlushSeries();
   if (channel_->Send(type, payload) != Channel::Failure::kNone) _exit(kExitLostRunner);
+}
+
+void WorkerConnection::AddSeriesPoint(litmus_str_t series, litmus_str_t tensor, int64_t step, double value) {
+  PutStr(series_, series);
+  PutStr(series_, tensor);
+  series_.Put(step).Put(value);
+  ++series_count_;
+  // Bounded: a rule publishing without end within one call still sends as it goes.
+  if (series_.bytes().size() >= (size_t{1} << 20)) FlushSeries();
+}
+
+void WorkerConnection::FlushSeries() {
+  if (series_count_ == 0) return;
+  Encoder note;
+  note.Reserve(sizeof(uint64_t) + series_.bytes().size());
+  note.Put<uint64_t>(series_count_).PutRaw(series_.bytes());
+  series_.Clear();
+  series_count_ = 0;
+  if (channel_->Send(MessageType::kReportSeries, note.bytes()) != Channel::Failure::kNone) _exit(kExitLostRunner);
 }
 
 const litmus_host_api_t* WorkerHostApi(WorkerConnection* connection) {

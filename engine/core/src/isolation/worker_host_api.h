@@ -78,8 +78,13 @@ class WorkerConnection {
   // else is left to do: the runner has ended the rule). `cacheable` answers are kept until the
   // generation changes.
   const QueryAnswer& Query(HostFunction function, const std::string& args, bool cacheable);
-  // A one-way note (kLog, kReport*); exits like Query when the runner is gone.
+  // A one-way note (kLog, kReport*); exits like Query when the runner is gone. Sends the
+  // batched series points first.
   void Note(MessageType type, const std::string& payload);
+  // report_series (ABI 1.3): batched, a rule may publish hundreds of values per step; sent as one
+  // kReportSeries note before the next message of any kind (FlushSeries before a reply).
+  void AddSeriesPoint(litmus_str_t series, litmus_str_t tensor, int64_t step, double value);
+  void FlushSeries();
 
   // Rules usually ask for their tensors in the order the runner handed them over: the entry
   // after the last one found is tried first (one comparison instead of hashing the name).
@@ -127,6 +132,8 @@ class WorkerConnection {
   Message reply_;  // reused: its buffer keeps its capacity
   // FindLocal's lookup in the step's table (an entry of from_table_), or nullptr.
   const LocalTensor* FindInTable(uint32_t trial, std::string_view name, int64_t step);
+  Encoder series_;  // batched kReportSeries points (after their count)
+  uint64_t series_count_ = 0;
 };
 
 // The worker's host table; `connection` serves every call (set once, before any plugin loads).

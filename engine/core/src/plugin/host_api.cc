@@ -614,6 +614,66 @@ void HostReportDetail(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_val
   }
 }
 
+// ABI 1.3: what the rule watched. Like report_detail, misuse is logged and ignored (a bad
+// series never fails a rule).
+void HostReportSeries(litmus_ctx_t* ctx, litmus_str_t series, litmus_str_t tensor, int64_t step,
+                      double value) noexcept {
+  if (ctx == nullptr) return;
+  try {
+    if (!CheckReportPhase(ctx, "report_series")) return;
+    if (series.size == 0 || series.data == nullptr || (tensor.data == nullptr && tensor.size != 0)) {
+      spdlog::warn("{}: report_series with an empty or NULL series name or a NULL tensor name (ignored; plugin bug)",
+                   ctx->log_tag);
+      return;
+    }
+    int32_t mode = 0;
+    if (!ctx->trials.empty() && ctx->trials[0] != nullptr) {
+      if (const auto found = ctx->trials[0]->ModeOfGlobalStep(step)) mode = static_cast<int32_t>(found->first);
+    }
+    ctx->report->series.Add(std::string_view(series.data, series.size),
+                            tensor.size == 0 ? std::string_view() : std::string_view(tensor.data, tensor.size), step,
+                            mode, value);
+  } catch (...) {
+    // Reporting never fails a rule.
+  }
+}
+
+// report_threshold and report_recommendation: also in create (a threshold is a parameter).
+bool CheckSetupOrReportPhase(litmus_ctx_t* ctx, const char* function) {
+  if (ctx->phase == PluginCallPhase::kCreate && ctx->report != nullptr) return true;
+  return CheckReportPhase(ctx, function);
+}
+
+void HostReportThreshold(litmus_ctx_t* ctx, litmus_str_t series, double value, int32_t fires_when) noexcept {
+  if (ctx == nullptr) return;
+  try {
+    if (!CheckSetupOrReportPhase(ctx, "report_threshold")) return;
+    if (series.size == 0 || series.data == nullptr) {
+      spdlog::warn("{}: report_threshold with an empty or NULL series name (ignored; plugin bug)", ctx->log_tag);
+      return;
+    }
+    if (fires_when != LITMUS_FIRES_ABOVE && fires_when != LITMUS_FIRES_BELOW) {
+      spdlog::debug("{}: report_threshold with fires_when {} (unknown; ignored)", ctx->log_tag, fires_when);
+      return;
+    }
+    ctx->report->series.SetThreshold(std::string_view(series.data, series.size), value, fires_when);
+  } catch (...) {
+  }
+}
+
+void HostReportRecommendation(litmus_ctx_t* ctx, litmus_str_t text) noexcept {
+  if (ctx == nullptr) return;
+  try {
+    if (!CheckSetupOrReportPhase(ctx, "report_recommendation")) return;
+    if (text.size == 0 || text.data == nullptr) {
+      spdlog::warn("{}: report_recommendation with empty or NULL text (ignored; plugin bug)", ctx->log_tag);
+      return;
+    }
+    ctx->report->series.AddRecommendation(std::string_view(text.data, text.size));
+  } catch (...) {
+  }
+}
+
 // ABI 1.1. Checks only the JSON shape (an object, or a list of objects); what each action means
 // is decided where the rule's actions run (see RuleInstance::extra_action_json).
 litmus_status_t HostAddAction(litmus_ctx_t* ctx, litmus_str_t action_json) noexcept {
@@ -661,6 +721,9 @@ constexpr litmus_host_api_t kHostApi = {
     .report_detail = HostReportDetail,
     .add_action = HostAddAction,
     .require_tensor_ex = HostRequireTensorEx,
+    .report_series = HostReportSeries,
+    .report_threshold = HostReportThreshold,
+    .report_recommendation = HostReportRecommendation,
 };
 
 }  // namespace

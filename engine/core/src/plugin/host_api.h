@@ -16,6 +16,7 @@
 
 #include "litmus/engine/tensor.h"
 #include "litmus/rule_abi.h"
+#include "plugin/series_store.h"
 
 namespace litmus {
 
@@ -39,14 +40,16 @@ struct TensorRequirement {
 
 // What a rule reported through report_violations / report_detail, accumulated over its calls.
 // details_json values are JSON texts (a plugin's invalid JSON is stored as a JSON string).
+// series: what it watched (ABI 1.3 report_series / report_threshold / report_recommendation).
 struct RuleReport {
   int64_t violations = 0;
   std::map<std::string, std::string> details_json;
+  SeriesStore series = {};
 };
 
 // Which plugin function is running; it decides which host services are allowed (add_action only
 // in create, require_tensor only in set_required_tensors, report_* only in invoke_at_step and
-// on_poll).
+// on_poll, but report_threshold and report_recommendation also in create).
 enum class PluginCallPhase { kIdle, kEntry, kCreate, kSetRequiredTensors, kInvoke, kPoll };
 
 // What require_tensor(_ex) records in the current call's requirements: `name` (a copy that

@@ -70,6 +70,8 @@ class RuleInstance {
 
   // Everything report_violations / report_detail recorded so far.
   const RuleReport& report() const { return report_; }
+  // For the runner, between calls (see RuleHandle::mutable_report).
+  RuleReport& mutable_report() { return report_; }
   // For a resumed job (run/checkpoint.h): the report as an earlier run of the job left it.
   void RestoreReport(RuleReport report) { report_ = std::move(report); }
   const LoadedRule& rule() const { return rule_; }

@@ -311,6 +311,11 @@ void JobReporter::WriteRuleReport(const std::string& configuration_name, const R
   WriteFileAtomically(path.string(), j.dump(2) + "\n", /*in_output_dir=*/true);
 }
 
+void JobReporter::WriteRuleSeries(const std::string& configuration_name, const std::string& json) {
+  const auto path = std::filesystem::path(paths_.output_dir) / "rule-reports" / (configuration_name + ".series.json");
+  WriteFileAtomically(path.string(), json, /*in_output_dir=*/true);
+}
+
 void JobReporter::Finish(int exit_code, const std::string& line) {
   {
     std::lock_guard lock(mu_);

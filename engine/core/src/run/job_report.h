@@ -1,7 +1,8 @@
 // JobReporter: everything `litmus run` tells the outside world besides its exit code
 // (docs/job-contract.md §6.4): <output>/events.jsonl (one JSON object per line, flushed as each
 // event happens), <output>/status.json (rewritten on every status change),
-// <output>/rule-reports/<RuleConfigurationName>.json, and the one-line message/failure files.
+// <output>/rule-reports/<RuleConfigurationName>.json (and .series.json: what the rule watched), and
+// the one-line message/failure files.
 // Every file but events.jsonl is written atomically (a temp file beside it, or in the layout's
 // temp folder, then rename). A write that fails (a full disk, a read-only folder) is logged and
 // remembered (write_failure()): the runner turns it into exit code 3, so that a verdict nobody
@@ -87,6 +88,8 @@ class JobReporter {
   void SetJobProgress(int64_t steps_evaluated, std::optional<int64_t> last_step);
   void WriteStatus();
   void WriteRuleReport(const std::string& configuration_name, const RuleReportData& report);
+  // rule-reports/<configuration_name>.series.json: `json` as given (run/series_files.h).
+  void WriteRuleSeries(const std::string& configuration_name, const std::string& json);
   // Every rule still InProgress becomes Stopped with `details` (as SetRuleStatus); for a job that
   // must end at once (isolation/stop_watchdog.h).
   void StopRulesInProgress(const std::string& details);

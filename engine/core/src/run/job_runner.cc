@@ -32,6 +32,7 @@
 #include "run/read_key.h"
 #include "run/rule_source.h"
 #include "run/progress_reporter.h"
+#include "run/series_files.h"
 #include "run/step_range.h"
 #include "run/stop_signal.h"
 #include "run/trial_wait.h"
@@ -148,6 +149,9 @@ struct JobRunner::Impl {
   std::vector<Trial*> trial_pointers;
   uint64_t refreshes = 0;
   std::chrono::steady_clock::time_point last_report_write{};
+  // What the rules watched (ABI 1.3), and who else wants to know (run/job_observer.h).
+  SeriesFiles series_files;
+  std::vector<JobObserver*> observers;
 
   Impl(JobConfig c, Env* e)
       : config(std::move(c)), env(e), trial_env(e ? std::make_unique<PendingFolderEnv>(e) : nullptr) {}
@@ -775,12 +779,24 @@ struct JobRunner::Impl {
       }
     }
     reporter->WriteRuleReport(r.config.configuration_name, data);
+    if (r.instance) {
+      series_files.Write(*reporter, r.config.configuration_name, r.config.rule, r.instance->report().series, r.done);
+    }
+  }
+
+  // An evaluated step, for the observers (with the series points the rule published since).
+  void NotifyEvaluated(RuleState& r, int64_t step, bool met) {
+    if (observers.empty() || !r.instance) return;
+    SeriesStore& series = r.instance->mutable_report().series;
+    const std::vector<SeriesStore::NewPoint> points = series.TakeNewPoints();
+    for (JobObserver* o : observers) o->StepEvaluated(r.config.configuration_name, step, met, series, points);
   }
 
   void Fired(RuleState& r, int64_t step) {
     // Sorted and unique (a resumed rule starts with the firings reported before, in order).
     const auto at = std::lower_bound(r.fired_steps.begin(), r.fired_steps.end(), step);
     if (at == r.fired_steps.end() || *at != step) r.fired_steps.insert(at, step);
+    if (r.instance) r.instance->mutable_report().series.MarkFiring(step);
     const auto mode = base().ModeOfGlobalStep(step);
     const std::string message = ConditionMetText(r.config.rule, step);
     if (r.reported_firings.contains(step)) {
@@ -798,6 +814,7 @@ struct JobRunner::Impl {
                      .mode_step = mode ? std::optional<int64_t>(mode->second) : std::nullopt,
                      .message = message,
                      .status = std::nullopt});
+    for (JobObserver* o : observers) o->RuleFired(r.config.configuration_name, step, message);
     InvokeActions(r, step, message);
     if (!config.keep_going) EndRule(r, RuleStatus::kIssuesFound, "RuleEvaluationConditionMet: " + message);
   }
@@ -809,9 +826,11 @@ struct JobRunner::Impl {
     switch (outcome) {
       case StepOutcome::kNotMet:
         ++r.datapoints;
+        NotifyEvaluated(r, step, false);
         break;
       case StepOutcome::kMet:
         ++r.datapoints;
+        NotifyEvaluated(r, step, true);
         Fired(r, step);
         break;
       case StepOutcome::kSkipped:
@@ -991,6 +1010,7 @@ struct JobRunner::Impl {
     }
     reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
     reporter->WriteStatus();
+    for (JobObserver* o : observers) o->FilesWritten(false);
   }
 
   int Loop() {
@@ -1200,6 +1220,7 @@ struct JobRunner::Impl {
       reporter->Finish(code, line);
     }
     if (code == kExitClientError || code == kExitInternal) spdlog::error("{}", line);
+    for (JobObserver* o : observers) o->FilesWritten(true);
     for (auto& r : rules) {
       verdict.push_back({.rule = r->config.configuration_name,
                          .status = std::string(RuleStatusName(r->status)),
@@ -1278,6 +1299,9 @@ int JobRunner::Run() {
                        .status = std::nullopt});
     s.PrepareActions(*r);
   }
+  if (!s.observers.empty()) {
+    for (auto& r : s.rules) r->instance->mutable_report().series.set_keep_new_points(true);
+  }
   s.MaybeCheckpoint(/*force=*/true);
   s.WaitForTrials();
   s.Loop();
@@ -1287,6 +1311,8 @@ int JobRunner::Run() {
 }
 
 const std::vector<VerdictRow>& JobRunner::Verdict() const { return impl_->verdict; }
+
+void JobRunner::AddObserver(JobObserver* observer) { impl_->observers.push_back(observer); }
 
 int JobRunner::ReportConfigurationError(JobConfig config, const std::string& message,
                                         std::vector<VerdictRow>* verdict) {

@@ -17,6 +17,7 @@
 
 #include "litmus/format/env.h"
 #include "run/job_config.h"
+#include "run/job_observer.h"
 #include "run/verdict_table.h"
 
 namespace litmus {
@@ -28,6 +29,8 @@ class JobRunner {
   // Runs the job to its end and returns the process exit code: 0 no issues, 1 a condition was
   // met, 2 client error, 3 internal error, 143 stopped (SIGTERM or stop-signal file).
   int Run();
+  // Tells `observer` (not owned; outlives Run) what the job does (run/job_observer.h). Before Run.
+  void AddObserver(JobObserver* observer);
   // After Run: one row per rule, for the table the command prints (verdict_table.h).
   const std::vector<VerdictRow>& Verdict() const;
 

@@ -323,6 +323,36 @@ class Rule {
   }
   /// @}
 
+  /// \name What the rule watched (ABI 1.3)
+  /// Shown in the job's HTML report and TensorBoard output (docs/report.md), never part of the
+  /// verdict. Publish the values the rule compares and the threshold it compares them with.
+  /// @{
+
+  /// One value of the series `series` (e.g. "mean |gradient|") of tensor `tensor` at global step
+  /// `step`; only inside invoke_at_step and on_poll.
+  void report_series(std::string_view series, std::string_view tensor, int64_t step, double value) {
+    HostFn(&litmus_host_api_t::report_series, "report_series")(
+        Ctx("report_series"), internal::ToStr(series), internal::ToStr(tensor), step, value);
+  }
+  /// A series of the rule itself, not of one tensor (e.g. "loss change").
+  void report_series(std::string_view series, int64_t step, double value) {
+    report_series(series, std::string_view(), step, value);
+  }
+  /// The threshold `series` is compared with and on which side the condition is met; in the
+  /// constructor, invoke_at_step or on_poll. One per side (upper and lower bound); a later call
+  /// for the same side replaces it.
+  void report_threshold(std::string_view series, double value, Fires fires_when) {
+    HostFn(&litmus_host_api_t::report_threshold, "report_threshold")(
+        Ctx("report_threshold"), internal::ToStr(series), value, static_cast<int32_t>(fires_when));
+  }
+  /// What to do when the rule fires, in a sentence or two (the report's rules table); in the
+  /// constructor, invoke_at_step or on_poll.
+  void report_recommendation(std::string_view text) {
+    HostFn(&litmus_host_api_t::report_recommendation, "report_recommendation")(
+        Ctx("report_recommendation"), internal::ToStr(text));
+  }
+  /// @}
+
  private:
   friend class Trial;
   friend class Tensor;

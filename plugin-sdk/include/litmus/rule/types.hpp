@@ -67,6 +67,12 @@ enum class LogLevel : int32_t {
   kError = LITMUS_LOG_ERROR,  ///< error
 };
 
+/// On which side of its threshold a series meets the rule's condition (Rule::report_threshold).
+enum class Fires : int32_t {
+  kAbove = LITMUS_FIRES_ABOVE,  ///< the condition is met above the threshold
+  kBelow = LITMUS_FIRES_BELOW,  ///< ... below it
+};
+
 /// smdebug's ModeKeys names ("TRAIN", ...), as its exception texts print them.
 inline std::string_view ModeName(Mode mode) {
   switch (mode) {

@@ -1,0 +1,265 @@
+// SeriesStore: bounded series, pairwise bucket merging, and the series JSON document.
+#include "plugin/series_store.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace litmus {
+namespace {
+
+// A JSON value for a double: shortest round-trip text; NaN and infinities as the strings "nan",
+// "inf", "-inf" (JSON has no such numbers; the report and TensorBoard writer read them back).
+void AppendNumber(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "\"nan\"";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v > 0 ? "\"inf\"" : "\"-inf\"";
+    return;
+  }
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), v);
+  out.append(buffer, result.ptr);
+}
+
+void AppendInt(std::string& out, int64_t v) {
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), v);
+  out.append(buffer, result.ptr);
+}
+
+void AppendString(std::string& out, std::string_view s) {
+  out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+const char* ModeText(int32_t mode) {
+  switch (mode) {
+    case 1: return "\"TRAIN\"";
+    case 2: return "\"EVAL\"";
+    case 3: return "\"PREDICT\"";
+    case 4: return "\"GLOBAL\"";
+    default: return "null";
+  }
+}
+
+const char* FiresText(int32_t fires_when) {
+  switch (fires_when) {
+    case 1: return "\"above\"";
+    case 2: return "\"below\"";
+    default: return "null";
+  }
+}
+
+// What a bucket shows: its only value as published, else the mean of its finite values (NaN if
+// none is finite).
+double ValueOf(const SeriesStore::Bucket& b) {
+  if (b.count == 1) return b.first_value;
+  return b.finite > 0 ? b.sum / static_cast<double>(b.finite) : std::nan("");
+}
+
+std::string Truncated(std::string_view text) {
+  return std::string(text.substr(0, SeriesStore::kMaxTextBytes));
+}
+
+}  // namespace
+
+void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t step, int32_t mode, double value) {
+  key_.assign(name);
+  key_.push_back('\0');
+  key_.append(tensor);
+  auto it = index_.find(key_);
+  if (it == index_.end()) {
+    if (series_.size() >= kMaxSeries) {
+      ++dropped_series_;
+      return;
+    }
+    it = index_.emplace(key_, static_cast<uint32_t>(series_.size())).first;
+    Series s;
+    s.name = Truncated(name);
+    s.tensor = Truncated(tensor);
+    series_.push_back(std::move(s));
+  }
+  Series& s = series_[it->second];
+  ++version_;
+  ++s.total_points;
+  s.last = {step, mode, value};
+  s.has_last = true;
+  if (keep_new_points_) new_points_.push_back({it->second, step, value});
+  const bool finite = std::isfinite(value);
+  Bucket point{.first_step = step,
+               .last_step = step,
+               .mode = mode,
+               .count = 1,
+               .finite = finite ? 1 : 0,
+               .sum = finite ? value : 0.0,
+               .min = finite ? value : 0.0,
+               .max = finite ? value : 0.0,
+               .first_value = value};
+  if (!s.buckets.empty() && s.buckets.back().count < s.points_per_bucket) {
+    Merge(s.buckets.back(), point);
+  } else {
+    s.buckets.push_back(point);
+  }
+  if (s.buckets.size() > kMaxBuckets) Compact(s);
+}
+
+void SeriesStore::Merge(Bucket& into, const Bucket& from) {
+  if (from.finite > 0) {
+    if (into.finite == 0) {
+      into.min = from.min;
+      into.max = from.max;
+    } else {
+      into.min = std::min(into.min, from.min);
+      into.max = std::max(into.max, from.max);
+    }
+  }
+  into.finite += from.finite;
+  into.sum += from.sum;
+  into.count += from.count;
+  into.last_step = std::max(into.last_step, from.last_step);
+  into.first_step = std::min(into.first_step, from.first_step);
+}
+
+void SeriesStore::Compact(Series& s) {
+  std::vector<Bucket>& b = s.buckets;
+  size_t out = 0;
+  for (size_t i = 0; i < b.size(); i += 2) {
+    Bucket merged = b[i];
+    if (i + 1 < b.size()) Merge(merged, b[i + 1]);
+    b[out++] = merged;
+  }
+  b.resize(out);
+  s.points_per_bucket *= 2;
+}
+
+void SeriesStore::SetThreshold(std::string_view series, double value, int32_t fires_when) {
+  const std::string name = Truncated(series);
+  auto it = thresholds_.find(name);
+  if (it == thresholds_.end()) {
+    if (thresholds_.size() >= kMaxSeries) return;
+    it = thresholds_.emplace(name, std::vector<Threshold>()).first;
+  }
+  std::vector<Threshold>& sides = it->second;
+  const auto same_side = std::find_if(sides.begin(), sides.end(),
+                                      [&](const Threshold& t) { return t.fires_when == fires_when; });
+  if (same_side != sides.end()) {
+    same_side->value = value;
+  } else {
+    sides.push_back({value, fires_when});
+    std::sort(sides.begin(), sides.end(),
+              [](const Threshold& a, const Threshold& b) { return a.fires_when < b.fires_when; });
+  }
+  ++version_;
+}
+
+void SeriesStore::AddRecommendation(std::string_view text) {
+  std::string t = Truncated(text);
+  if (recommendations_.size() >= kMaxRecommendations ||
+      std::find(recommendations_.begin(), recommendations_.end(), t) != recommendations_.end()) {
+    return;
+  }
+  recommendations_.push_back(std::move(t));
+  ++version_;
+}
+
+void SeriesStore::MarkFiring(int64_t step) {
+  for (Series& s : series_) {
+    if (!s.has_last || s.last.step != step || s.firings.size() >= kMaxFirings) continue;
+    if (!s.firings.empty() && s.firings.back().step == step) continue;
+    s.firings.push_back(s.last);
+    ++version_;
+  }
+}
+
+std::vector<SeriesStore::NewPoint> SeriesStore::TakeNewPoints() {
+  std::vector<NewPoint> out;
+  out.swap(new_points_);
+  return out;
+}
+
+std::string SeriesStore::ToJson(std::string_view rule, std::string_view rule_class) const {
+  std::string out;
+  out.reserve(256 + series_.size() * 64);
+  out += "{\"format\":\"litmus-series/1\",\"rule\":";
+  AppendString(out, rule);
+  out += ",\"rule_class\":";
+  AppendString(out, rule_class);
+  out += ",\"thresholds\":{";
+  bool first = true;
+  for (const auto& [name, sides] : thresholds_) {
+    if (!first) out += ',';
+    first = false;
+    AppendString(out, name);
+    out += ":[";
+    for (size_t i = 0; i < sides.size(); ++i) {
+      if (i > 0) out += ',';
+      out += "{\"value\":";
+      AppendNumber(out, sides[i].value);
+      out += ",\"fires_when\":";
+      out += FiresText(sides[i].fires_when);
+      out += '}';
+    }
+    out += ']';
+  }
+  out += "},\"recommendations\":[";
+  for (size_t i = 0; i < recommendations_.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendString(out, recommendations_[i]);
+  }
+  out += "],\"dropped_series\":";
+  AppendInt(out, dropped_series_);
+  out += ",\"series\":[";
+  for (size_t i = 0; i < series_.size(); ++i) {
+    const Series& s = series_[i];
+    if (i > 0) out += ',';
+    out += "\n{\"name\":";
+    AppendString(out, s.name);
+    out += ",\"tensor\":";
+    AppendString(out, s.tensor);
+    out += ",\"total_points\":";
+    AppendInt(out, s.total_points);
+    out += ",\"points_per_bucket\":";
+    AppendInt(out, s.points_per_bucket);
+    // Columns, one entry per bucket.
+    const auto column = [&](const char* key, auto&& append) {
+      out += ",\"";
+      out += key;
+      out += "\":[";
+      for (size_t j = 0; j < s.buckets.size(); ++j) {
+        if (j > 0) out += ',';
+        append(s.buckets[j]);
+      }
+      out += ']';
+    };
+    column("step", [&](const Bucket& b) { AppendInt(out, b.first_step); });
+    column("last_step", [&](const Bucket& b) { AppendInt(out, b.last_step); });
+    column("mode", [&](const Bucket& b) { out += ModeText(b.mode); });
+    column("value", [&](const Bucket& b) { AppendNumber(out, ValueOf(b)); });
+    column("min", [&](const Bucket& b) { AppendNumber(out, b.finite > 0 ? b.min : ValueOf(b)); });
+    column("max", [&](const Bucket& b) { AppendNumber(out, b.finite > 0 ? b.max : ValueOf(b)); });
+    column("count", [&](const Bucket& b) { AppendInt(out, b.count); });
+    out += ",\"firings\":{\"step\":[";
+    for (size_t j = 0; j < s.firings.size(); ++j) {
+      if (j > 0) out += ',';
+      AppendInt(out, s.firings[j].step);
+    }
+    out += "],\"mode\":[";
+    for (size_t j = 0; j < s.firings.size(); ++j) {
+      if (j > 0) out += ',';
+      out += ModeText(s.firings[j].mode);
+    }
+    out += "],\"value\":[";
+    for (size_t j = 0; j < s.firings.size(); ++j) {
+      if (j > 0) out += ',';
+      AppendNumber(out, s.firings[j].value);
+    }
+    out += "]}}";
+  }
+  out += "]}\n";
+  return out;
+}
+
+}  // namespace litmus

@@ -1,0 +1,31 @@
+// JobObserver: what a job's by-products (engine/report/: the TensorBoard verdict file, the HTML
+// report) are told while `litmus run` works, beside the files it writes. Called on the runner's
+// thread, between plugin calls; an observer must not block for long (the loop waits for it) and
+// never changes the verdict. Not owned by the runner; must outlive JobRunner::Run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plugin/series_store.h"
+
+namespace litmus {
+
+class JobObserver {
+ public:
+  virtual ~JobObserver() = default;
+  // `rule` (configuration name) was evaluated at global `step`; `condition_met` its outcome;
+  // `points` the series values it published since its last evaluation (ABI 1.3), whose names
+  // are in `series.series()[point.series]`. Skipped steps are not reported.
+  virtual void StepEvaluated(const std::string& rule, int64_t step, bool condition_met, const SeriesStore& series,
+                             const std::vector<SeriesStore::NewPoint>& points) = 0;
+  // The rule fired at `step` with `message` (the RuleEvaluationConditionMet event's).
+  virtual void RuleFired(const std::string& rule, int64_t step, const std::string& message) = 0;
+  // The job's files (status.json, rule-reports/, events.jsonl) were brought up to date:
+  // periodically while rules run, and once more at the end (`finished`, after the exit code is
+  // in status.json).
+  virtual void FilesWritten(bool finished) = 0;
+};
+
+}  // namespace litmus

@@ -1,0 +1,121 @@
+// SeriesStore (ABI 1.3 series): bounded buckets that keep the minimum and maximum of what they
+// merge, exact values at firing steps, thresholds per side, and the series JSON document.
+#include "plugin/series_store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace litmus {
+namespace {
+
+using ::testing::ElementsAre;
+
+TEST(SeriesStore, ShortSeriesKeepEveryPoint) {
+  SeriesStore store;
+  for (int64_t s = 0; s < 10; ++s) store.Add("v", "t", s, 1, static_cast<double>(s) * 2);
+  ASSERT_EQ(store.series().size(), 1u);
+  const auto& buckets = store.series()[0].buckets;
+  ASSERT_EQ(buckets.size(), 10u);
+  EXPECT_EQ(buckets[3].first_step, 3);
+  EXPECT_EQ(buckets[3].first_value, 6);
+  EXPECT_EQ(store.series()[0].points_per_bucket, 1);
+}
+
+TEST(SeriesStore, LongSeriesAreBoundedAndKeepTheirExtremesAndFirings) {
+  SeriesStore store;
+  constexpr int64_t kSteps = 100000;
+  for (int64_t s = 0; s < kSteps; ++s) {
+    // A smooth series with one spike and one dip, and a firing at the spike.
+    const double v = s == 54321 ? 1000.0 : s == 777 ? -1000.0 : std::sin(static_cast<double>(s) / 1000);
+    store.Add("v", "", s, s % 10 == 0 ? 2 : 1, v);
+    if (s == 54321) store.MarkFiring(s);
+  }
+  const SeriesStore::Series& series = store.series()[0];
+  EXPECT_LE(series.buckets.size(), SeriesStore::kMaxBuckets);
+  EXPECT_GE(series.buckets.size(), SeriesStore::kMaxBuckets / 2);
+  EXPECT_EQ(series.total_points, kSteps);
+  double lowest = 0, highest = 0;
+  int64_t count = 0, previous_last = -1;
+  for (const auto& b : series.buckets) {
+    lowest = std::min(lowest, b.min);
+    highest = std::max(highest, b.max);
+    count += b.count;
+    EXPECT_GT(b.first_step, previous_last);  // buckets cover the steps in order, without overlap
+    previous_last = b.last_step;
+  }
+  EXPECT_EQ(lowest, -1000.0);
+  EXPECT_EQ(highest, 1000.0);
+  EXPECT_EQ(count, kSteps);
+  EXPECT_EQ(previous_last, kSteps - 1);
+  ASSERT_EQ(series.firings.size(), 1u);
+  EXPECT_EQ(series.firings[0].step, 54321);
+  EXPECT_EQ(series.firings[0].value, 1000.0);
+}
+
+TEST(SeriesStore, NonFiniteValuesAreKeptAndLeftOutOfTheExtremes) {
+  SeriesStore store;
+  store.Add("v", "", 0, 0, std::nan(""));
+  store.Add("v", "", 1, 0, HUGE_VAL);
+  store.Add("v", "", 2, 0, 3.0);
+  const nlohmann::json doc = nlohmann::json::parse(store.ToJson("r", "Rule"));
+  const auto& s = doc["series"][0];
+  EXPECT_EQ(s["value"], nlohmann::json::parse(R"(["nan", "inf", 3.0])"));
+  EXPECT_EQ(s["mode"], nlohmann::json::parse("[null, null, null]"));
+}
+
+TEST(SeriesStore, TooManySeriesAreCountedNotKept) {
+  SeriesStore store;
+  for (size_t i = 0; i < SeriesStore::kMaxSeries + 5; ++i) store.Add("v", std::to_string(i), 0, 1, 1.0);
+  EXPECT_EQ(store.series().size(), SeriesStore::kMaxSeries);
+  EXPECT_EQ(store.dropped_series(), 5);
+}
+
+TEST(SeriesStore, JsonDocument) {
+  SeriesStore store;
+  store.SetThreshold("v", 0.5, 1);
+  store.SetThreshold("v", -0.5, 2);
+  store.AddRecommendation("Do \"this\".");
+  store.Add("v", "w/0", 4, 1, 0.75);
+  store.Add("v", "w/0", 5, 2, 0.25);
+  store.MarkFiring(5);
+  const uint64_t version = store.version();
+  store.MarkFiring(5);  // already kept
+  EXPECT_EQ(store.version(), version);
+  const nlohmann::json doc = nlohmann::json::parse(store.ToJson("my-rule", "VanishingGradient"));
+  EXPECT_EQ(doc["format"], "litmus-series/1");
+  EXPECT_EQ(doc["rule"], "my-rule");
+  EXPECT_EQ(doc["rule_class"], "VanishingGradient");
+  EXPECT_EQ(doc["thresholds"]["v"], nlohmann::json::parse(
+                                        R"([{"value": 0.5, "fires_when": "above"}, {"value": -0.5, "fires_when": "below"}])"));
+  EXPECT_THAT(doc["recommendations"], ElementsAre("Do \"this\"."));
+  const auto& s = doc["series"][0];
+  EXPECT_EQ(s["name"], "v");
+  EXPECT_EQ(s["tensor"], "w/0");
+  EXPECT_EQ(s["step"], nlohmann::json::parse("[4, 5]"));
+  EXPECT_EQ(s["mode"], nlohmann::json::parse(R"(["TRAIN", "EVAL"])"));
+  EXPECT_EQ(s["value"], nlohmann::json::parse("[0.75, 0.25]"));
+  EXPECT_EQ(s["min"], s["value"]);
+  EXPECT_EQ(s["count"], nlohmann::json::parse("[1, 1]"));
+  EXPECT_EQ(s["firings"], nlohmann::json::parse(R"({"step": [5], "mode": ["EVAL"], "value": [0.25]})"));
+}
+
+TEST(SeriesStore, NewPointsOnlyWhenAsked) {
+  SeriesStore store;
+  store.Add("v", "", 0, 1, 1.0);
+  EXPECT_TRUE(store.TakeNewPoints().empty());
+  store.set_keep_new_points(true);
+  store.Add("v", "", 1, 1, 2.0);
+  store.Add("u", "", 1, 1, 3.0);
+  const auto points = store.TakeNewPoints();
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].series, 0u);
+  EXPECT_EQ(points[1].series, 1u);
+  EXPECT_EQ(points[1].value, 3.0);
+  EXPECT_TRUE(store.TakeNewPoints().empty());
+}
+
+}  // namespace
+}  // namespace litmus
