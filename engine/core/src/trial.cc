@@ -1057,25 +1057,21 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
     return OkStatus();
   };
   // In place from a mapped file: a tensor_content record of the expected dtype and shape, with
-  // the same framing and CRC checks as decoding (ParseExactRecord's, split so that the content
-  // is read once, by the payload CRC and the copy together: the record is usually not in the
-  // CPU caches); anything else takes the Value() path. (Decoding looks at the payload before
-  // its CRC is checked: DecodeEvent bounds-checks every field, and a step counts as copied only
-  // once the CRC has matched; `out` then holds the bytes it covered.)
+  // the same framing and CRC checks as decoding; anything else takes the Value() path.
   const auto copy_record = [&](size_t i, const internal::CatalogEntry& entry, const FileMapping& mapped) -> bool {
     if (entry.start_idx > mapped.bytes.size() || entry.length > mapped.bytes.size() - entry.start_idx) return false;
     const std::span<const std::byte> record =
         mapped.bytes.subspan(static_cast<size_t>(entry.start_idx), static_cast<size_t>(entry.length));
     // (No file name: an error here only sends the step to Value(), which reports it.)
-    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecordFraming(record, {}, entry.start_idx);
+    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, {}, entry.start_idx);
     if (!framed.ok()) return false;
     const StatusOr<EventView> event = DecodeEvent(framed->payload);
     if (!event.ok() || !event->has_tensor || DTypeFromProto(event->raw_dtype) != dtype || event->shape != shape ||
         event->content.size() != each) {
       return false;
     }
-    const size_t from = static_cast<size_t>(event->content.data() - framed->payload.data());
-    return tfrecord::CheckPayloadCopying(*framed, from, out.subspan(i * each, each), {}, entry.start_idx).ok();
+    std::memcpy(out.data() + i * each, event->content.data(), each);
+    return true;
   };
   // The tensor is looked up once; each step's entry and mapping in chunks: the entries first,
   // then their files' mappings under one lock (MappingCache::FindAll, keyed by the catalog's

@@ -89,38 +89,6 @@ TEST(Crc32cTest, HardwareMatchesPortable) {
   }
 }
 
-// ExtendCopy: the CRC of Extend and an exact copy, for the same lengths at every alignment of
-// source and destination (independently), without writing outside out[0, n).
-TEST(Crc32cTest, ExtendCopyMatchesExtendAndCopies) {
-  std::mt19937_64 rng(43);
-  std::vector<unsigned char> buf(3 * 8192 * 2 + 64);
-  for (auto& b : buf) b = static_cast<unsigned char>(rng());
-  std::vector<size_t> lengths;
-  for (size_t n = 0; n <= 40; ++n) lengths.push_back(n);
-  for (size_t base : {size_t{768}, size_t{4096}, size_t{3 * 8192}, size_t{2 * 3 * 8192}}) {
-    for (size_t d : {0, 1, 7, 8, 9, 17}) {
-      lengths.push_back(base + d);
-      lengths.push_back(base - d);
-    }
-  }
-  std::vector<unsigned char> out(buf.size() + 64);
-  for (size_t n : lengths) {
-    for (size_t align = 0; align < 16; align += 3) {
-      for (size_t out_align = 0; out_align < 16; out_align += 5) {
-        if (align + n > buf.size()) continue;
-        std::fill(out.begin(), out.end(), 0xA5);
-        const uint32_t seed = static_cast<uint32_t>(rng());
-        ASSERT_EQ(ExtendCopy(seed, buf.data() + align, out.data() + 8 + out_align, n),
-                  ExtendPortable(seed, buf.data() + align, n))
-            << "n=" << n << " align=" << align << " out_align=" << out_align;
-        ASSERT_EQ(std::memcmp(out.data() + 8 + out_align, buf.data() + align, n), 0) << "n=" << n;
-        for (size_t i = 0; i < 8 + out_align; ++i) ASSERT_EQ(out[i], 0xA5) << "before, n=" << n;
-        for (size_t i = 8 + out_align + n; i < out.size(); ++i) ASSERT_EQ(out[i], 0xA5) << "after, n=" << n;
-      }
-    }
-  }
-}
-
 TEST(Crc32cTest, ExtendComposes) {
   std::mt19937_64 rng(3);
   std::vector<unsigned char> buf(70000);

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <vector>
 
 #include "litmus/format/crc32c.h"
 #include "support/temp_dir.h"
@@ -139,45 +138,6 @@ TEST(TfRecordTest, ExactRecordWithTrailingBytesIsDataLoss) {
   EXPECT_NE(r.status().message().find("at offset 7"), std::string::npos);
   // ParseRecord itself is happy to stop at the record's end.
   EXPECT_TRUE(ParseRecord(Bytes(framed), kFile, 7).ok());
-}
-
-// ParseExactRecordFraming + CheckPayloadCopying accept exactly what ParseExactRecord accepts,
-// over every single-bit damage of a record with a real CRC and of one with the placeholder (and
-// a record with a byte too many), and copy exactly the asked range when they accept.
-TEST(TfRecordTest, FramingThenCheckCopyingAgreesWithParseExactRecord) {
-  std::string payload(3000, '\0');
-  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 7 + 3);
-  for (const FooterKind kind : {FooterKind::kPayloadCrc, FooterKind::kPlaceholder}) {
-    const std::string good = FrameRecord(payload, kind);
-    std::vector<std::string> cases{good, good + "X"};
-    for (size_t at = 0; at < good.size(); at += (at < 32 || at + 32 > good.size()) ? 1 : 97) {
-      cases.push_back(good);
-      cases.back()[at] ^= 0x10;
-    }
-    for (const std::string& framed : cases) {
-      const StatusOr<RecordView> whole = ParseExactRecord(Bytes(framed), kFile, 5);
-      const StatusOr<RecordView> framing = ParseExactRecordFraming(Bytes(framed), kFile, 5);
-      std::vector<std::byte> out(1001, std::byte{0x5A});
-      Status checked = framing.status();
-      if (framing.ok()) {
-        checked = CheckPayloadCopying(*framing, 1000, std::span(out).first(1000), kFile, 5);
-        if (!checked.ok()) {
-          EXPECT_EQ(checked.message(), std::string(kFile) + ": bad payload CRC at offset 5");
-        }
-      }
-      ASSERT_EQ(checked.ok(), whole.ok()) << "kind " << static_cast<int>(kind) << ", " << framed.size() << " bytes";
-      if (!whole.ok()) continue;
-      EXPECT_EQ(std::memcmp(out.data(), framed.data() + kHeaderSize + 1000, 1000), 0);
-      EXPECT_EQ(out[1000], std::byte{0x5A});
-      EXPECT_EQ(framing->has_payload_crc, whole->has_payload_crc);
-    }
-  }
-  const std::string good = FrameRecord(payload, FooterKind::kPayloadCrc);
-  const StatusOr<RecordView> framing = ParseExactRecordFraming(Bytes(good), kFile, 0);
-  ASSERT_TRUE(framing.ok());
-  std::vector<std::byte> out(10);
-  EXPECT_EQ(CheckPayloadCopying(*framing, payload.size() - 5, out, kFile, 0).code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(CheckPayloadCopying(*framing, payload.size(), {}, kFile, 0).ok());
 }
 
 TEST(TfRecordTest, SpecWorkedExampleRecord) {

@@ -1,6 +1,6 @@
 // CRC-32C: a slicing-by-8 table implementation, and on x86-64 an SSE4.2 one that runs three
 // independent crc32 streams over long buffers and merges them with precomputed "append N zero
-// bytes" operators (ExtendCopy: the same loop storing each word it reads). The choice is made once, at first use. Tables are immutable; thread-safe.
+// bytes" operators. The choice is made once, at first use. Tables are immutable; thread-safe.
 #include "litmus/format/crc32c.h"
 
 #include <array>
@@ -106,68 +106,51 @@ const HardwareTables& GetHardwareTables() {
   return tables;
 }
 
+__attribute__((target("sse4.2"))) inline uint64_t Crc64(uint64_t c, const uint8_t* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof(w));
+  return _mm_crc32_u64(c, w);
+}
+
 // Three streams over blocks [p, p+block), [p+block, p+2block), [p+2block, p+3block); merges them
-// into c0 and advances p (and d: with kCopy, each word read is also stored there). Processes as
-// many rounds as fit into n.
-template <bool kCopy>
-__attribute__((target("sse4.2"))) uint64_t ThreeWay(uint64_t c0, const uint8_t*& p, uint8_t*& d, size_t& n,
+// into c0 and advances p. Processes as many rounds as fit into n.
+__attribute__((target("sse4.2"))) uint64_t ThreeWay(uint64_t c0, const uint8_t*& p, size_t& n,
                                                     size_t block, const ZeroShift& shift) {
   while (n >= 3 * block) {
     uint64_t c1 = 0;
     uint64_t c2 = 0;
     const uint8_t* const end = p + block;
     do {
-      uint64_t w0, w1, w2;
-      std::memcpy(&w0, p, sizeof(w0));
-      std::memcpy(&w1, p + block, sizeof(w1));
-      std::memcpy(&w2, p + 2 * block, sizeof(w2));
-      c0 = _mm_crc32_u64(c0, w0);
-      c1 = _mm_crc32_u64(c1, w1);
-      c2 = _mm_crc32_u64(c2, w2);
-      if constexpr (kCopy) {
-        std::memcpy(d, &w0, sizeof(w0));
-        std::memcpy(d + block, &w1, sizeof(w1));
-        std::memcpy(d + 2 * block, &w2, sizeof(w2));
-        d += 8;
-      }
+      c0 = Crc64(c0, p);
+      c1 = Crc64(c1, p + block);
+      c2 = Crc64(c2, p + 2 * block);
       p += 8;
     } while (p < end);
     c0 = shift.Apply(static_cast<uint32_t>(c0)) ^ static_cast<uint32_t>(c1);
     c0 = shift.Apply(static_cast<uint32_t>(c0)) ^ static_cast<uint32_t>(c2);
     p += 2 * block;
-    if constexpr (kCopy) d += 2 * block;
     n -= 3 * block;
   }
   return c0;
 }
 
-// The raw register update over p[0, n); with kCopy, p[0, n) is also copied to d.
-template <bool kCopy>
-__attribute__((target("sse4.2"))) uint32_t UpdateSse42(uint32_t crc, const uint8_t* p, uint8_t* d, size_t n) {
+__attribute__((target("sse4.2"))) uint32_t UpdateSse42(uint32_t crc, const uint8_t* p, size_t n) {
   uint64_t c = crc;
   while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7) != 0) {
-    if constexpr (kCopy) *d++ = *p;
     c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
     --n;
   }
   if (n >= 3 * kShortBlock) {
     const HardwareTables& tables = GetHardwareTables();
-    c = ThreeWay<kCopy>(c, p, d, n, kLongBlock, tables.long_shift);
-    c = ThreeWay<kCopy>(c, p, d, n, kShortBlock, tables.short_shift);
+    c = ThreeWay(c, p, n, kLongBlock, tables.long_shift);
+    c = ThreeWay(c, p, n, kShortBlock, tables.short_shift);
   }
   while (n >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, sizeof(w));
-    c = _mm_crc32_u64(c, w);
-    if constexpr (kCopy) {
-      std::memcpy(d, &w, sizeof(w));
-      d += 8;
-    }
+    c = Crc64(c, p);
     p += 8;
     n -= 8;
   }
   while (n > 0) {
-    if constexpr (kCopy) *d++ = *p;
     c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
     --n;
   }
@@ -192,19 +175,8 @@ uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n) {
 
 uint32_t Extend(uint32_t crc, const void* data, size_t n) {
 #if defined(__x86_64__)
-  if (CpuHasSse42()) return ~UpdateSse42<false>(~crc, static_cast<const uint8_t*>(data), nullptr, n);
+  if (CpuHasSse42()) return ~UpdateSse42(~crc, static_cast<const uint8_t*>(data), n);
 #endif
-  return ExtendPortable(crc, data, n);
-}
-
-uint32_t ExtendCopy(uint32_t crc, const void* data, void* out, size_t n) {
-#if defined(__x86_64__)
-  if (CpuHasSse42()) {
-    return ~UpdateSse42<true>(~crc, static_cast<const uint8_t*>(data), static_cast<uint8_t*>(out), n);
-  }
-#endif
-  // (Portable: the table CRC is much slower than the copy; two passes cost little more.)
-  if (n != 0) std::memcpy(out, data, n);
   return ExtendPortable(crc, data, n);
 }
 

@@ -65,12 +65,8 @@ std::string FrameRecord(std::string_view payload, FooterKind kind) {
   return out;
 }
 
-namespace {
-
-// ParseRecord; with check_payload false, everything but the payload CRC (has_payload_crc then
-// says whether the footer is a CRC to check).
-StatusOr<RecordView> Parse(std::span<const std::byte> buf, std::string_view file_name, uint64_t file_offset,
-                           bool check_payload) {
+StatusOr<RecordView> ParseRecord(std::span<const std::byte> buf, std::string_view file_name,
+                                 uint64_t file_offset) {
   if (buf.empty()) return Error(StatusCode::kOutOfRange, file_name, "end of file", file_offset);
   if (buf.size() < kHeaderSize) {
     return Error(StatusCode::kOutOfRange, file_name, "partial record header", file_offset);
@@ -93,7 +89,7 @@ StatusOr<RecordView> Parse(std::span<const std::byte> buf, std::string_view file
   view.framed_size = length + kFramingOverhead;
   const uint32_t footer = DecodeLe32(buf.data() + kHeaderSize + length);
   if (footer != crc32c::kPlaceholderMaskedCrc) {
-    if (check_payload && crc32c::Mask(crc32c::Value(view.payload.data(), view.payload.size())) != footer) {
+    if (crc32c::Mask(crc32c::Value(view.payload.data(), view.payload.size())) != footer) {
       return Error(StatusCode::kDataLoss, file_name, "bad payload CRC", file_offset);
     }
     view.has_payload_crc = true;
@@ -101,56 +97,17 @@ StatusOr<RecordView> Parse(std::span<const std::byte> buf, std::string_view file
   return view;
 }
 
-Status CheckExact(const RecordView& view, size_t buf_size, std::string_view file_name, uint64_t file_offset) {
-  if (view.framed_size != buf_size) {
-    return Error(StatusCode::kDataLoss, file_name,
-                 "indexed length " + std::to_string(buf_size) + " holds more than the record of " +
-                     std::to_string(view.framed_size) + " bytes",
-                 file_offset);
-  }
-  return OkStatus();
-}
-
-}  // namespace
-
-StatusOr<RecordView> ParseRecord(std::span<const std::byte> buf, std::string_view file_name,
-                                 uint64_t file_offset) {
-  return Parse(buf, file_name, file_offset, /*check_payload=*/true);
-}
-
 StatusOr<RecordView> ParseExactRecord(std::span<const std::byte> buf, std::string_view file_name,
                                       uint64_t file_offset) {
   LITMUS_ASSIGN_OR_RETURN(RecordView view, ParseRecord(buf, file_name, file_offset));
-  LITMUS_RETURN_IF_ERROR(CheckExact(view, buf.size(), file_name, file_offset));
+  if (view.framed_size != buf.size()) {
+    return Error(StatusCode::kDataLoss, file_name,
+                 "indexed length " + std::to_string(buf.size()) +
+                     " holds more than the record of " + std::to_string(view.framed_size) +
+                     " bytes",
+                 file_offset);
+  }
   return view;
-}
-
-StatusOr<RecordView> ParseExactRecordFraming(std::span<const std::byte> buf, std::string_view file_name,
-                                             uint64_t file_offset) {
-  LITMUS_ASSIGN_OR_RETURN(RecordView view, Parse(buf, file_name, file_offset, /*check_payload=*/false));
-  LITMUS_RETURN_IF_ERROR(CheckExact(view, buf.size(), file_name, file_offset));
-  return view;
-}
-
-Status CheckPayloadCopying(const RecordView& view, size_t from, std::span<std::byte> out, std::string_view file_name,
-                           uint64_t file_offset) {
-  const std::span<const std::byte> payload = view.payload;
-  if (from > payload.size() || out.size() > payload.size() - from) {
-    return Error(StatusCode::kInvalidArgument, file_name, "copy range beyond the payload", file_offset);
-  }
-  if (!view.has_payload_crc) {
-    if (!out.empty()) std::memcpy(out.data(), payload.data() + from, out.size());
-    return OkStatus();
-  }
-  uint32_t crc = crc32c::Value(payload.data(), from);
-  crc = crc32c::ExtendCopy(crc, payload.data() + from, out.data(), out.size());
-  const size_t after = from + out.size();
-  crc = crc32c::Extend(crc, payload.data() + after, payload.size() - after);
-  // (The footer follows the payload in the buffer the view borrows from.)
-  if (crc32c::Mask(crc) != DecodeLe32(payload.data() + payload.size())) {
-    return Error(StatusCode::kDataLoss, file_name, "bad payload CRC", file_offset);
-  }
-  return OkStatus();
 }
 
 }  // namespace litmus::tfrecord

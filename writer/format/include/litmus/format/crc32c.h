@@ -12,10 +12,6 @@ namespace litmus::crc32c {
 // Extend(0, d, n) == Value(d, n). Initial/final inversion are handled inside.
 uint32_t Extend(uint32_t crc, const void* data, size_t n);
 inline uint32_t Value(const void* data, size_t n) { return Extend(0, data, n); }
-// Extend(crc, data, n), copying data[0, n) to out[0, n) in the same pass: each byte is read
-// once, so copying a record out of memory that is not in the CPU caches costs one read instead
-// of two (the CRC's and the copy's). Any alignment of either; the ranges must not overlap.
-uint32_t ExtendCopy(uint32_t crc, const void* data, void* out, size_t n);
 
 // The portable (table) implementation, exposed so tests can compare it with the hardware one.
 uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n);

@@ -54,21 +54,4 @@ StatusOr<RecordView> ParseRecord(std::span<const std::byte> buf, std::string_vie
 StatusOr<RecordView> ParseExactRecord(std::span<const std::byte> buf, std::string_view file_name,
                                       uint64_t file_offset);
 
-// ParseExactRecord's checks in two parts, for a reader that copies part of the payload out
-// (Trial::CopyValues: a tensor's content into the caller's array), so that the bytes copied are
-// read once, by the CRC and the copy together:
-//   ParseExactRecordFraming: every check but the payload CRC (has_payload_crc then says that the
-//     footer is a CRC still to check, not that it was);
-//   CheckPayloadCopying: the payload CRC, computed while payload[from, from + out.size()) is
-//     copied to `out` (for the placeholder footer, only the copy). DataLoss "bad payload CRC";
-//     `out` then holds unverified bytes. REQUIRES: `view` is ParseExactRecordFraming's over a
-//     buffer still alive (the footer is read from it); InvalidArgument for a range beyond the
-//     payload.
-// Together they accept exactly the records ParseExactRecord accepts. Nothing read from the
-// payload may be trusted before CheckPayloadCopying returned OK.
-StatusOr<RecordView> ParseExactRecordFraming(std::span<const std::byte> buf, std::string_view file_name,
-                                             uint64_t file_offset);
-Status CheckPayloadCopying(const RecordView& view, size_t from, std::span<std::byte> out, std::string_view file_name,
-                           uint64_t file_offset);
-
 }  // namespace litmus::tfrecord
