@@ -64,7 +64,7 @@ class SyntheticTrial {
       std::string payload = encoded.prefix;
       payload.append(reinterpret_cast<const char*>(encoded.content.data()), encoded.content.size());
       payload += encoded.suffix;
-      const std::string record = tfrecord::FrameRecord(payload, tfrecord::FooterKind::kPlaceholder);
+      const std::string record = tfrecord::FrameRecord(payload, footer_);
       index.tensor_payload.push_back({t.name, events.size(), record.size()});
       events += record;
     }
@@ -82,11 +82,16 @@ class SyntheticTrial {
     WriteStep(step, worker, mode, mode_step, tensors);
   }
 
+  // Footers of the records WriteStep writes from now on: smdebug's placeholder (its default), or
+  // the payload's CRC.
+  void set_footer(tfrecord::FooterKind footer) { footer_ = footer; }
+
   void WriteEndMarker() const { dir_.WriteFile(layout::kEndOfJobFile, ""); }
   void WriteRaw(std::string_view relative, std::string_view content) const { dir_.WriteFile(relative, content); }
 
  private:
   TempDir dir_;
+  tfrecord::FooterKind footer_ = tfrecord::FooterKind::kPlaceholder;
 };
 
 }  // namespace litmus::testing

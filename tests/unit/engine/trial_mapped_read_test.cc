@@ -261,6 +261,69 @@ TEST(TrialMappedReadTest, CopyValuesCopiesWhatValueGives) {
   }
 }
 
+std::string ReadWholeFile(const std::filesystem::path& path);
+
+// Records with a real payload CRC (the copy from a mapping checks it in the same pass as it
+// copies): a record damaged in the middle of its content, in the middle of a batch, gives the
+// error Value() gives and the other steps copy fine, also into a destination that is not
+// aligned; nothing is written outside the destination.
+TEST(TrialMappedReadTest, CopyValuesChecksThePayloadCrc) {
+  SyntheticTrial t;
+  t.set_footer(tfrecord::FooterKind::kPayloadCrc);
+  t.WriteCollections({"worker_0"}, 1);
+  for (int64_t step = 0; step < 5; ++step) t.WriteStep(step, "worker_0", Mode::kTrain, step, Tensors(step));
+  t.WriteEndMarker();
+  // Step 2: one bit of the content of tensor "ccc" (the third record) flipped, halfway through it.
+  const std::filesystem::path step2 = t.dir().path() / layout::EventFilePath(2, "worker_0");
+  {
+    std::string bytes = ReadWholeFile(step2);
+    uint64_t at = 0;
+    for (int r = 0; r < 2; ++r) {
+      uint64_t length = 0;
+      std::memcpy(&length, bytes.data() + at, sizeof(length));
+      at += length + tfrecord::kFramingOverhead;
+    }
+    uint64_t length = 0;
+    std::memcpy(&length, bytes.data() + at, sizeof(length));
+    bytes[static_cast<size_t>(at + length / 2)] ^= 0x04;
+    t.WriteRaw(layout::EventFilePath(2, "worker_0"), bytes);
+  }
+  const std::vector<int64_t> steps = {0, 1, 2, 3, 4};
+  constexpr size_t kEach = 7000 * sizeof(float);
+  for (const bool map : {true, false}) {
+    LocalFilesEnv env(map);
+    std::unique_ptr<Trial> trial = Open(&env, t.root());
+    ASSERT_NE(trial, nullptr);
+    const Status damaged = trial->Value("ccc", 2).status();
+    ASSERT_EQ(damaged.code(), StatusCode::kDataLoss) << damaged.ToString();
+    EXPECT_NE(damaged.message().find("bad payload CRC"), std::string::npos) << damaged.ToString();
+    for (const size_t misalignment : {size_t{0}, size_t{1}, size_t{3}}) {
+      for (const SyntheticTensor& tensor : Tensors(0)) {
+        std::vector<std::byte> buffer(kEach * steps.size() + 64, std::byte{0xEE});
+        const std::span<std::byte> out(buffer.data() + 16 + misalignment, kEach * steps.size());
+        const std::vector<Status> statuses =
+            trial->CopyValues(tensor.name, steps, Mode::kGlobal, DType::kFloat32, {7000}, out);
+        ASSERT_EQ(statuses.size(), steps.size());
+        for (size_t i = 0; i < steps.size(); ++i) {
+          if (tensor.name == "ccc" && steps[i] == 2) {
+            EXPECT_EQ(statuses[i].ToString(), damaged.ToString()) << "map " << map;
+            continue;
+          }
+          ASSERT_TRUE(statuses[i].ok()) << tensor.name << " at " << steps[i] << ": " << statuses[i].ToString();
+          const std::vector<float> expected = Tensors(steps[i])[tensor.name.size() - 1].values;
+          EXPECT_EQ(std::memcmp(out.data() + i * kEach, expected.data(), kEach), 0)
+              << tensor.name << " at " << steps[i] << ", misaligned by " << misalignment;
+        }
+        for (std::byte* p = buffer.data(); p != out.data(); ++p) ASSERT_EQ(*p, std::byte{0xEE});
+        for (std::byte* p = out.data() + out.size(); p != buffer.data() + buffer.size(); ++p) {
+          ASSERT_EQ(*p, std::byte{0xEE});
+        }
+      }
+    }
+    EXPECT_EQ(env.event_file_reads() == 0, map) << "mapped records are copied in place";
+  }
+}
+
 std::string ReadWholeFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
