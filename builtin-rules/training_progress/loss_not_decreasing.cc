@@ -94,13 +94,14 @@ std::optional<litmus::Mode> LossNotDecreasing::ChosenMode(const std::vector<std:
 
 std::optional<bool> LossNotDecreasing::EvaluateTensor(const std::string& name, litmus::Mode mode, int64_t mode_step,
                                                       int64_t step) {
+  const auto key = std::make_pair(mode, name);
+  const auto last = last_eval_.find(key);
+  // Cadence: evaluated again only num_steps after its last evaluation. (Checked before the
+  // tensor's steps are listed: listing them costs the trial's length, at every step otherwise.)
+  if (last != last_eval_.end() && mode_step < last->second + num_steps_) return std::nullopt;
   const litmus::Tensor tensor = base_trial().tensor(name);
   const std::vector<int64_t> steps = tensor.steps(mode);  // mode steps, sorted
   if (!std::binary_search(steps.begin(), steps.end(), mode_step)) return std::nullopt;
-  const auto key = std::make_pair(mode, name);
-  const auto last = last_eval_.find(key);
-  // Cadence: evaluated again only num_steps after its last evaluation.
-  if (last != last_eval_.end() && mode_step < last->second + num_steps_) return std::nullopt;
   // Baseline: the newest saved step at least num_steps back.
   const auto after = std::upper_bound(steps.begin(), steps.end(), mode_step - num_steps_);
   if (after == steps.begin()) return std::nullopt;

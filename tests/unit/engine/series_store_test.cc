@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 namespace litmus {
@@ -22,6 +26,45 @@ TEST(SeriesStore, ShortSeriesKeepEveryPoint) {
   EXPECT_EQ(buckets[3].first_step, 3);
   EXPECT_EQ(buckets[3].first_value, 6);
   EXPECT_EQ(store.series()[0].points_per_bucket, 1);
+}
+
+// Points land in their own series whatever the order of publication (Add tries the series after
+// the last one first): the usual order, another order, a new series in the middle, the same name
+// for two tensors, and names beyond the kept length that differ only at their end.
+TEST(SeriesStore, PointsFindTheirSeriesInAnyOrder) {
+  SeriesStore store;
+  const std::string long_a = std::string(SeriesStore::kMaxTextBytes, 'x') + "a";
+  const std::string long_b = std::string(SeriesStore::kMaxTextBytes, 'x') + "b";
+  const std::vector<std::vector<std::pair<std::string, std::string>>> orders = {
+      {{"v", "t1"}, {"v", "t2"}, {"w", ""}},
+      {{"v", "t1"}, {"v", "t2"}, {"w", ""}},
+      {{"w", ""}, {"v", "t2"}, {"v", "t1"}},
+      {{"v", "t1"}, {"u", "new"}, {"v", "t2"}, {"w", ""}},
+      {{long_a, ""}, {long_b, ""}, {long_a, ""}, {long_b, ""}},
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<double>> expected;
+  for (size_t step = 0; step < orders.size(); ++step) {
+    for (const auto& [name, tensor] : orders[step]) {
+      const double value = static_cast<double>(expected[{name, tensor}].size()) + 100 * static_cast<double>(step);
+      expected[{name, tensor}].push_back(value);
+      store.Add(name, tensor, static_cast<int64_t>(step), 1, value);
+    }
+  }
+  ASSERT_EQ(store.series().size(), 6u);
+  // The two long names are two series (kept truncated to the same text): in order of creation.
+  std::vector<std::vector<double>> long_values;
+  for (const SeriesStore::Series& series : store.series()) {
+    std::vector<double> values;
+    for (const SeriesStore::Bucket& b : series.buckets) {
+      for (int64_t i = 0; i < b.count; ++i) values.push_back(b.count == 1 ? b.first_value : b.sum / b.count);
+    }
+    if (series.name.size() == SeriesStore::kMaxTextBytes) {
+      long_values.push_back(values);
+      continue;
+    }
+    EXPECT_EQ(values, (expected[{series.name, series.tensor}])) << series.name << " " << series.tensor;
+  }
+  EXPECT_EQ(long_values, (std::vector<std::vector<double>>{expected[{long_a, ""}], expected[{long_b, ""}]}));
 }
 
 TEST(SeriesStore, LongSeriesAreBoundedAndKeepTheirExtremesAndFirings) {

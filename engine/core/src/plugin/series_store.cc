@@ -67,27 +67,36 @@ std::string Truncated(std::string_view text) {
 }  // namespace
 
 void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t step, int32_t mode, double value) {
-  key_.assign(name);
-  key_.push_back('\0');
-  key_.append(tensor);
-  auto it = index_.find(key_);
-  if (it == index_.end()) {
-    if (series_.size() >= kMaxSeries) {
-      ++dropped_series_;
-      return;
+  // A rule publishes the same series in the same order at every step: the one after the last
+  // found is tried first (two comparisons instead of building a key and hashing it).
+  // (Names kept truncated are always looked up by their whole text.)
+  uint32_t at = next_;
+  if (at >= series_.size() || name.size() > kMaxTextBytes || tensor.size() > kMaxTextBytes ||
+      series_[at].name != name || series_[at].tensor != tensor) {
+    key_.assign(name);
+    key_.push_back('\0');
+    key_.append(tensor);
+    auto it = index_.find(key_);
+    if (it == index_.end()) {
+      if (series_.size() >= kMaxSeries) {
+        ++dropped_series_;
+        return;
+      }
+      it = index_.emplace(key_, static_cast<uint32_t>(series_.size())).first;
+      Series s;
+      s.name = Truncated(name);
+      s.tensor = Truncated(tensor);
+      series_.push_back(std::move(s));
     }
-    it = index_.emplace(key_, static_cast<uint32_t>(series_.size())).first;
-    Series s;
-    s.name = Truncated(name);
-    s.tensor = Truncated(tensor);
-    series_.push_back(std::move(s));
+    at = it->second;
   }
-  Series& s = series_[it->second];
+  next_ = at + 1 == series_.size() ? 0 : at + 1;
+  Series& s = series_[at];
   ++version_;
   ++s.total_points;
   s.last = {step, mode, value};
   s.has_last = true;
-  if (keep_new_points_) new_points_.push_back({it->second, step, value});
+  if (keep_new_points_) new_points_.push_back({at, step, value});
   const bool finite = std::isfinite(value);
   Bucket point{.first_step = step,
                .last_step = step,

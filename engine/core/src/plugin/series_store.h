@@ -102,6 +102,7 @@ class SeriesStore {
   bool keep_new_points_ = false;
   std::vector<NewPoint> new_points_;
   std::string key_;  // reused lookup key
+  uint32_t next_ = 0;  // the series Add tries first
 };
 
 }  // namespace litmus
