@@ -29,6 +29,7 @@
 #include "index_parser.h"
 #include "litmus/engine/reductions.h"
 #include "python_regex.h"
+#include "trial_root.h"
 #include "tensor_cache.h"
 #include "trial_catalog.h"
 
@@ -819,13 +820,7 @@ Trial::Trial(std::unique_ptr<Impl> impl, std::string root) : impl_(std::move(imp
 Trial::~Trial() = default;
 
 StatusOr<std::unique_ptr<Trial>> Trial::Open(Env* env, std::string root, TrialOptions options) {
-  while (root.size() > 1 && root.back() == '/') root.pop_back();
-  LITMUS_ASSIGN_OR_RETURN(bool is_dir, env->IsDirectory(root));
-  if (!is_dir) {
-    LITMUS_ASSIGN_OR_RETURN(bool exists, env->FileExists(root));
-    if (exists) return InvalidArgumentError(root + ": not a folder; a trial is a folder");
-    return NotFoundError(root + ": no such trial folder");
-  }
+  LITMUS_ASSIGN_OR_RETURN(root, internal::CheckedTrialRoot(env, std::move(root)));
   auto impl = std::make_unique<Impl>(env, root, options);
   std::unique_ptr<Trial> trial(new Trial(std::move(impl), std::move(root)));
   LITMUS_RETURN_IF_ERROR(trial->Refresh());

@@ -11,6 +11,7 @@
 #include "index_parser.h"
 #include "litmus/format/trial_layout.h"
 #include "python_regex.h"
+#include "trial_root.h"
 
 namespace litmus {
 namespace {
@@ -152,14 +153,7 @@ class TrialOutline::Builder {
 };
 
 StatusOr<std::unique_ptr<TrialOutline>> TrialOutline::Open(Env* env, std::string root, const TrialOptions& options) {
-  // (Trial::Open's checks and messages.)
-  while (root.size() > 1 && root.back() == '/') root.pop_back();
-  LITMUS_ASSIGN_OR_RETURN(bool is_dir, env->IsDirectory(root));
-  if (!is_dir) {
-    LITMUS_ASSIGN_OR_RETURN(bool exists, env->FileExists(root));
-    if (exists) return InvalidArgumentError(root + ": not a folder; a trial is a folder");
-    return NotFoundError(root + ": no such trial folder");
-  }
+  LITMUS_ASSIGN_OR_RETURN(root, internal::CheckedTrialRoot(env, std::move(root)));
   std::unique_ptr<TrialOutline> outline(new TrialOutline(root));
   TrialOutline& o = *outline;
   // The marker is checked before listing (Trial::Refresh), so every file final before it is seen.
