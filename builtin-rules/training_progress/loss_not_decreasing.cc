@@ -81,13 +81,19 @@ std::optional<litmus::Mode> LossNotDecreasing::ChosenMode(const std::vector<std:
   // [1P/DOC-2020 order] EVAL, then TRAIN, then GLOBAL: decided again at every step from the steps
   // known so far, so a live job moves to EVAL once validation losses appear.
   const litmus::Trial trial = base_trial();
-  for (const litmus::Mode mode : {litmus::Mode::kEval, litmus::Mode::kTrain}) {
+  // A tensor that has steps in a mode keeps them: known ones are not listed again (a list of the
+  // trial's length, at every step otherwise).
+  const auto has_steps = [&](litmus::Mode mode, const std::string& name) {
+    if (has_steps_.contains({mode, name})) return true;
+    const bool has = mode == litmus::Mode::kGlobal ? !trial.tensor_steps(name).empty()
+                                                   : !trial.tensor_steps(name, mode).empty();
+    if (has) has_steps_.insert({mode, name});
+    return has;
+  };
+  for (const litmus::Mode mode : {litmus::Mode::kEval, litmus::Mode::kTrain, litmus::Mode::kGlobal}) {
     for (const std::string& name : names) {
-      if (!trial.tensor_steps(name, mode).empty()) return mode;
+      if (has_steps(mode, name)) return mode;
     }
-  }
-  for (const std::string& name : names) {
-    if (!trial.tensor_steps(name).empty()) return litmus::Mode::kGlobal;
   }
   return std::nullopt;
 }

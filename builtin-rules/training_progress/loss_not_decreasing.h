@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -79,6 +80,8 @@ class LossNotDecreasing : public litmus::Rule {
   std::optional<litmus::Mode> logged_mode_;
   // last_eval(t), per (mode, tensor): the mode step of the tensor's last evaluation.
   std::map<std::pair<litmus::Mode, std::string>, int64_t> last_eval_;
+  // (mode, tensor) pairs known to have steps (ChosenMode).
+  std::set<std::pair<litmus::Mode, std::string>> has_steps_;
 };
 
 }  // namespace litmus_builtin
