@@ -236,6 +236,16 @@ TEST(RunTensorBoardErrors, UnwritableDirIsAnErrorOfThatOutputOnly) {
   EXPECT_EQ(lines, 1u) << result.err;
 }
 
+// An s3:// DIR is refused the same way (it is not written to a local folder named "s3:").
+TEST(RunTensorBoardErrors, S3DirIsNotSupported) {
+  TempDir out;
+  const ProcessResult result = RunWithTensorBoard(out.path(), {"--tensorboard-dir", "s3://bucket/tb"});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(testing::Count(result.err, "TensorBoard output (--tensorboard-dir s3://bucket/tb) stopped: an s3://"), 1u)
+      << result.err;
+  EXPECT_FALSE(fs::exists("s3:"));  // (the child runs in this process's working folder)
+}
+
 TEST(RunTensorBoardErrors, LossesNeedADir) {
   TempDir out;
   const ProcessResult result = RunWithTensorBoard(out.path(), {"--tensorboard-losses"});

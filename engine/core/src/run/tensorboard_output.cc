@@ -9,6 +9,10 @@ namespace litmus {
 
 TensorBoardOutput::TensorBoardOutput(TensorBoardOptions options, Env* files, Env* trial_env)
     : options_(std::move(options)), trial_env_(trial_env) {
+  if (options_.dir.starts_with("s3://")) {
+    Fail(InvalidArgumentError("an s3:// folder is not supported; give a local folder"));
+    return;
+  }
   StatusOr<std::unique_ptr<tensorboard::EventFileWriter>> writer =
       tensorboard::EventFileWriter::Create(files, Env::JoinPath(options_.dir, kRunName), kFileSuffix);
   if (!writer.ok()) {
