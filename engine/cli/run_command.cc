@@ -14,6 +14,7 @@
 #include "run/job_config.h"
 #include "run/job_runner.h"
 #include "run/stop_signal.h"
+#include "run/tensorboard_output.h"
 #include "run/verdict_table.h"
 
 namespace litmus::cli {
@@ -21,6 +22,8 @@ namespace litmus::cli {
 struct RunOptions {
   RunCommandLine line;
   PluginOptions plugins;
+  std::string tensorboard_dir;  // --tensorboard-dir (empty: none)
+  bool tensorboard_losses = false;
 };
 
 namespace {
@@ -124,6 +127,17 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_option("--training-job-name", l.events.training_job_name,
                   "TrainingJobName of SageMaker-shaped events (default: from a trial .../<job>/debug-output)")
       ->type_name("NAME");
+  CLI::Option* tensorboard =
+      cmd->add_option("--tensorboard-dir", options.tensorboard_dir,
+                      "Also write the verdicts as a TensorBoard event file in DIR/litmus/ (view with `tensorboard "
+                      "--logdir DIR`): per rule litmus/<rule>/condition_met (0/1) at each evaluated step, each series "
+                      "the rule publishes, and the message of each firing as text, at the trial's global steps. A "
+                      "file that cannot be written is an error of this output only: the verdict is unchanged "
+                      "(docs/report.md \"TensorBoard\")")
+          ->type_name("DIR");
+  cmd->add_flag("--tensorboard-losses", options.tensorboard_losses,
+                "With --tensorboard-dir: also the trial's losses (the `losses` collection) as losses/<tensor>")
+      ->needs(tensorboard);
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "
                 "first firing, as in SageMaker");
@@ -167,7 +181,15 @@ int RunRun(const RunOptions& options) {
   for (const RuleJobConfig& rule : config->rules) {
     for (const std::string& other : rule.other_trials) env.AddTrial(other);
   }
+  std::unique_ptr<TensorBoardOutput> tensorboard;
+  if (!options.tensorboard_dir.empty()) {
+    tensorboard = std::make_unique<TensorBoardOutput>(
+        TensorBoardOptions{
+            .dir = options.tensorboard_dir, .losses = options.tensorboard_losses, .trial = config->trial},
+        Env::Default(), &env);
+  }
   JobRunner runner(std::move(config).value(), &env);
+  if (tensorboard) runner.AddObserver(tensorboard.get());
   const int code = runner.Run();
   PrintVerdict(runner.Verdict());
   return code;

@@ -1,0 +1,123 @@
+// litmus::tensorboard (format/tensorboard_events.h): the hand-written encoders decoded with the
+// generated protos, file naming, the file_version record and Flush/clash behaviour of the writer.
+#include "litmus/format/tensorboard_events.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "litmus/format/proto/event.pb.h"
+#include "litmus/format/tfrecord.h"
+#include "support/temp_dir.h"
+
+namespace litmus::tensorboard {
+namespace {
+
+format::proto::Event Parse(const std::string& payload) {
+  format::proto::Event event;
+  EXPECT_TRUE(event.ParseFromString(payload));
+  return event;
+}
+
+// The records of `bytes`, each with a real payload CRC.
+std::vector<format::proto::Event> Records(const std::string& bytes) {
+  std::vector<format::proto::Event> out;
+  size_t at = 0;
+  while (at < bytes.size()) {
+    auto record = tfrecord::ParseRecord(std::as_bytes(std::span(bytes.data() + at, bytes.size() - at)), "f", at);
+    EXPECT_TRUE(record.ok()) << record.status().message();
+    if (!record.ok()) break;
+    EXPECT_TRUE(record->has_payload_crc);
+    out.push_back(Parse(std::string(reinterpret_cast<const char*>(record->payload.data()), record->payload.size())));
+    at += record->framed_size;
+  }
+  return out;
+}
+
+TEST(TensorBoardEvents, FileName) {
+  EXPECT_EQ(EventFileName(1700000000, "host-1", ".litmus"), "events.out.tfevents.1700000000.host-1.litmus");
+  EXPECT_EQ(EventFileName(42, "h", ""), "events.out.tfevents.0000000042.h");
+}
+
+TEST(TensorBoardEvents, FileVersion) {
+  const format::proto::Event e = Parse(EncodeFileVersionEvent(1234.5));
+  EXPECT_EQ(e.wall_time(), 1234.5);
+  EXPECT_EQ(e.step(), 0);
+  EXPECT_EQ(e.file_version(), "brain.Event:2");
+}
+
+TEST(TensorBoardEvents, Scalars) {
+  for (int64_t step : {int64_t{0}, int64_t{7}, int64_t{-3}, std::numeric_limits<int64_t>::max()}) {
+    const format::proto::Event e = Parse(EncodeScalarEvent(1.25, step, "litmus/R/mean |gradient|/a/b", 0.5f));
+    EXPECT_EQ(e.wall_time(), 1.25);
+    EXPECT_EQ(e.step(), step);
+    ASSERT_EQ(e.summary().value_size(), 1);
+    EXPECT_EQ(e.summary().value(0).tag(), "litmus/R/mean |gradient|/a/b");
+    EXPECT_EQ(e.summary().value(0).simple_value(), 0.5f);
+    EXPECT_FALSE(e.summary().value(0).has_metadata());
+  }
+  const format::proto::Event nan = Parse(EncodeScalarEvent(1, 1, "t", std::nanf("")));
+  EXPECT_TRUE(std::isnan(nan.summary().value(0).simple_value()));
+}
+
+TEST(TensorBoardEvents, Text) {
+  const format::proto::Event e = Parse(EncodeTextEvent(2, 9, "litmus/R/firing", "step 9: *fired*"));
+  EXPECT_EQ(e.step(), 9);
+  const auto& v = e.summary().value(0);
+  EXPECT_EQ(v.tag(), "litmus/R/firing");
+  ASSERT_EQ(v.metadata().plugin_data_size(), 1);
+  EXPECT_EQ(v.metadata().plugin_data(0).plugin_name(), "text");
+  EXPECT_EQ(v.metadata().plugin_data(0).content(), "");
+  EXPECT_EQ(v.tensor().dtype(), format::proto::DT_STRING);
+  EXPECT_TRUE(v.tensor().has_tensor_shape());
+  EXPECT_EQ(v.tensor().tensor_shape().dim_size(), 0);
+  ASSERT_EQ(v.tensor().string_val_size(), 1);
+  EXPECT_EQ(v.tensor().string_val(0), "step 9: *fired*");
+}
+
+TEST(TensorBoardEvents, WriterFlushesWholeRecordsAndNeverReusesAFile) {
+  testing::TempDir dir;
+  const std::string run = (dir.path() / "a" / "litmus").string();
+  auto writer = EventFileWriter::Create(Env::Default(), run, ".litmus");
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  const std::string path = (*writer)->path();
+  EXPECT_EQ(std::filesystem::path(path).parent_path(), run);
+  // The file_version record is in the file at once.
+  auto records = Records(testing::ReadWholeFile(path));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].file_version(), "brain.Event:2");
+
+  (*writer)->AddScalar(3, "s", 1.5f);
+  (*writer)->AddText(3, "t", "hello");
+  EXPECT_GT((*writer)->buffered_bytes(), 0u);
+  EXPECT_EQ(Records(testing::ReadWholeFile(path)).size(), 1u);  // buffered until Flush
+  ASSERT_TRUE((*writer)->Flush().ok());
+  EXPECT_EQ((*writer)->buffered_bytes(), 0u);
+  records = Records(testing::ReadWholeFile(path));
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[1].summary().value(0).simple_value(), 1.5f);
+  EXPECT_EQ(records[2].summary().value(0).tensor().string_val(0), "hello");
+
+  // A second writer in the same second gets a file of its own.
+  auto second = EventFileWriter::Create(Env::Default(), run, ".litmus");
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_NE((*second)->path(), path);
+  EXPECT_TRUE((*second)->Close().ok());
+  EXPECT_TRUE((*writer)->Close().ok());
+  EXPECT_TRUE((*writer)->Close().ok());  // idempotent
+  EXPECT_EQ(Records(testing::ReadWholeFile(path)).size(), 3u);
+}
+
+TEST(TensorBoardEvents, UncreatableFolderNamesThePath) {
+  testing::TempDir dir;
+  dir.WriteFile("file", "x");
+  auto writer = EventFileWriter::Create(Env::Default(), (dir.path() / "file" / "litmus").string(), ".litmus");
+  ASSERT_FALSE(writer.ok());
+  EXPECT_NE(writer.status().message().find((dir.path() / "file").string()), std::string::npos)
+      << writer.status().message();
+}
+
+}  // namespace
+}  // namespace litmus::tensorboard
