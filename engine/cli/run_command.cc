@@ -184,9 +184,7 @@ int RunRun(const RunOptions& options) {
   std::unique_ptr<TensorBoardOutput> tensorboard;
   if (!options.tensorboard_dir.empty()) {
     tensorboard = std::make_unique<TensorBoardOutput>(
-        TensorBoardOptions{
-            .dir = options.tensorboard_dir, .losses = options.tensorboard_losses, .trial = config->trial},
-        Env::Default(), &env);
+        TensorBoardOptions{.dir = options.tensorboard_dir, .losses = options.tensorboard_losses}, Env::Default());
   }
   JobRunner runner(std::move(config).value(), &env);
   if (tensorboard) runner.AddObserver(tensorboard.get());

@@ -318,6 +318,7 @@ struct JobRunner::Impl {
     if (Status s = LoadAllPlugins(); !s.ok()) return client_error(s);
     auto base_index = OpenTrial(config.trial);
     if (!base_index.ok()) return client_error(base_index.status());
+    for (JobObserver* o : observers) o->TrialOpened(base());
 
     for (const RuleJobConfig& rc : config.rules) {
       auto state = std::make_unique<RuleState>();

@@ -7,8 +7,7 @@
 
 namespace litmus {
 
-TensorBoardOutput::TensorBoardOutput(TensorBoardOptions options, Env* files, Env* trial_env)
-    : options_(std::move(options)), trial_env_(trial_env) {
+TensorBoardOutput::TensorBoardOutput(TensorBoardOptions options, Env* files) : options_(std::move(options)) {
   if (options_.dir.starts_with("s3://")) {
     Fail(InvalidArgumentError("an s3:// folder is not supported; give a local folder"));
     return;
@@ -68,20 +67,8 @@ void TensorBoardOutput::RuleFired(const std::string& rule, int64_t step, const s
 }
 
 void TensorBoardOutput::AddLosses() {
-  if (!trial_) {
-    StatusOr<std::unique_ptr<Trial>> trial = Trial::Open(trial_env_, options_.trial, TrialOptions::FromEnvironment());
-    if (!trial.ok()) {
-      // (Not there yet: the runner waits for the trial; so do the losses.)
-      if (trial.status().code() == StatusCode::kNotFound) return;
-      spdlog::error("TensorBoard output: cannot read the losses of {}: {}", options_.trial, trial.status().message());
-      losses_failed_ = true;
-      return;
-    }
-    trial_ = std::move(trial).value();
-  } else if (Status refreshed = trial_->Refresh(); !refreshed.ok()) {
-    spdlog::debug("TensorBoard output: losses: {}", refreshed.message());
-    return;  // transient, or the runner reports it
-  }
+  // The runner's trial, as far as the runner has refreshed it (no second reader of the trial).
+  if (trial_ == nullptr) return;
   StatusOr<std::vector<std::string>> names = trial_->TensorNamesInCollection("losses");
   if (!names.ok()) return;  // no such collection (yet)
   for (const std::string& name : *names) {
@@ -102,7 +89,7 @@ void TensorBoardOutput::AddLosses() {
 
 void TensorBoardOutput::FilesWritten(bool finished) {
   if (!writer_) return;
-  if (options_.losses && !losses_failed_) AddLosses();
+  if (options_.losses) AddLosses();
   if (Status flushed = writer_->Flush(); !flushed.ok()) {
     Fail(flushed);
     return;

@@ -23,8 +23,7 @@ namespace litmus {
 
 struct TensorBoardOptions {
   std::string dir;      // the --logdir TensorBoard is pointed at; the file goes to dir/litmus/
-  bool losses = false;  // also the trial's `losses` collection
-  std::string trial;    // the trial (folder or s3:// prefix) the losses are read from
+  bool losses = false;  // also the trial's `losses` collection (read from the runner's trial)
 };
 
 class TensorBoardOutput final : public JobObserver {
@@ -33,15 +32,15 @@ class TensorBoardOutput final : public JobObserver {
   static constexpr const char* kRunName = "litmus";
   static constexpr const char* kFileSuffix = ".litmus";
 
-  // Creates the event file at once (an error is logged then; see above). `files` writes the
-  // event file (local folders); `trial_env` reads the trial for the losses. Neither is owned;
-  // both must outlive this object.
-  TensorBoardOutput(TensorBoardOptions options, Env* files, Env* trial_env);
+  // Creates the event file at once (an error is logged then; see above). `files` (not owned; must
+  // outlive this object) writes the event file (local folders).
+  TensorBoardOutput(TensorBoardOptions options, Env* files);
   ~TensorBoardOutput() override;
 
   // The event file's path, empty if it could not be created.
   std::string path() const;
 
+  void TrialOpened(const Trial& trial) override { trial_ = &trial; }
   void StepEvaluated(const std::string& rule, int64_t step, bool condition_met, const SeriesStore& series,
                      const std::vector<SeriesStore::NewPoint>& points) override;
   void RuleFired(const std::string& rule, int64_t step, const std::string& message) override;
@@ -58,10 +57,8 @@ class TensorBoardOutput final : public JobObserver {
   void AddLosses();
 
   TensorBoardOptions options_;
-  Env* trial_env_;
   std::unique_ptr<tensorboard::EventFileWriter> writer_;  // null once failed
-  std::unique_ptr<Trial> trial_;                          // losses: opened at the first FilesWritten
-  bool losses_failed_ = false;
+  const Trial* trial_ = nullptr;                          // the runner's, for the losses
   std::map<std::string, int64_t> loss_written_;           // tensor -> last global step written
 };
 
