@@ -138,6 +138,10 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_flag("--tensorboard-losses", options.tensorboard_losses,
                 "With --tensorboard-dir: also the trial's losses (the `losses` collection) as losses/<tensor>")
       ->needs(tensorboard);
+  cmd->add_flag("--no-series", l.no_series,
+                "Drop what rules publish besides their verdict (series of the values they compared, thresholds, "
+                "recommendations): no rule-reports/<rule>.series.json and no series in TensorBoard; for the "
+                "last bit of speed (docs/report.md)");
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "
                 "first firing, as in SageMaker");

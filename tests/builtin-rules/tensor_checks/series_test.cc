@@ -53,6 +53,29 @@ TEST(TensorChecksSeries, VanishingGradientPublishesMeanAbsGradientAndThreshold) 
   }
 }
 
+// --no-series: the same verdict, and nothing the rule published is kept (no series file), in a
+// worker (which then sends nothing) and in the runner's process.
+TEST(TensorChecksSeries, NoSeriesKeepsTheVerdictAndDropsWhatTheRulePublished) {
+  TempDir trial;
+  std::vector<StepSpec> steps;
+  for (const double g : {1e-3, 1e-9, 2e-3, 1e-9}) steps.push_back({Mode::kTrain, {Gradient("gradient/a", g)}});
+  WriteTrial(trial.path(), steps);
+  for (const char* isolation : {"process", "none"}) {
+    SCOPED_TRACE(isolation);
+    const RuleRun with = RunRule(trial.path(), "VanishingGradient", {}, {"--isolation", isolation, "--keep-going"});
+    const RuleRun without =
+        RunRule(trial.path(), "VanishingGradient", {}, {"--isolation", isolation, "--keep-going", "--no-series"});
+    ASSERT_EQ(with.exit_code, 1) << with.err;
+    ASSERT_EQ(without.exit_code, 1) << without.err;
+    EXPECT_THAT(with.fired, ElementsAre(1, 3));
+    EXPECT_EQ(without.fired, with.fired);
+    EXPECT_EQ(with.status["RuleEvaluationStatus"], "IssuesFound");
+    EXPECT_EQ(without.status["RuleEvaluationStatus"], "IssuesFound");
+    EXPECT_FALSE(with.series.is_null());
+    EXPECT_TRUE(without.series.is_null()) << without.series.dump();
+  }
+}
+
 TEST(TensorChecksSeries, ExplodingTensorPublishesNanAndInfCounts) {
   TempDir trial;
   const double nan = std::nan(""), inf = HUGE_VAL;

@@ -2,6 +2,8 @@
 // merge, exact values at firing steps, thresholds per side, and the series JSON document.
 #include "plugin/series_store.h"
 
+#include "litmus/rule_abi.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -26,6 +28,27 @@ TEST(SeriesStore, ShortSeriesKeepEveryPoint) {
   EXPECT_EQ(buckets[3].first_step, 3);
   EXPECT_EQ(buckets[3].first_value, 6);
   EXPECT_EQ(store.series()[0].points_per_bucket, 1);
+}
+
+// --no-series: a disabled store forgets what it held and keeps nothing published after.
+TEST(SeriesStore, DisabledKeepsNothing) {
+  SeriesStore store;
+  store.set_keep_new_points(true);
+  store.SetThreshold("v", 1.0, LITMUS_FIRES_ABOVE);
+  store.AddRecommendation("do something");
+  store.Add("v", "t", 0, 1, 2.0);
+  ASSERT_FALSE(store.empty());
+  store.Disable();
+  EXPECT_TRUE(store.disabled());
+  EXPECT_TRUE(store.empty());
+  const uint64_t version = store.version();
+  store.Add("v", "t", 1, 1, 3.0);
+  store.SetThreshold("w", 2.0, LITMUS_FIRES_BELOW);
+  store.AddRecommendation("again");
+  store.MarkFiring(1);
+  EXPECT_TRUE(store.empty());
+  EXPECT_TRUE(store.TakeNewPoints().empty());
+  EXPECT_EQ(store.version(), version);
 }
 
 // Points land in their own series whatever the order of publication (Add tries the series after

@@ -88,6 +88,7 @@ StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& r
   init.Put<uint64_t>(params.size());
   for (const auto& [key, value] : params) init.PutString(key).PutString(value);
   init.Put<uint8_t>(allow_unknown_params ? 1 : 0);
+  init.Put<uint8_t>(self->limits_.keep_series ? 1 : 0);
   Message reply;
   if (auto failed = self->Call(MessageType::kInit, init.bytes(), PluginCallPhase::kCreate, "in create", &reply,
                                MessageType::kInitReply)) {

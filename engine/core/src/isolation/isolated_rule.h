@@ -39,6 +39,7 @@ struct WorkerLimits {
   uint64_t memory_bytes = 0;  // 0 = unlimited
   std::string log_path;
   uint64_t log_bytes = kRuleLogBytes;
+  bool keep_series = true;  // false: the worker drops what the rule publishes (--no-series)
 };
 
 class IsolatedRule : public RuleHandle {

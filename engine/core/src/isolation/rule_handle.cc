@@ -89,12 +89,15 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
     auto instance = RuleInstance::Create(rule, std::move(configuration_name), std::move(trials), params, warnings,
                                          options_.allow_unknown_params);
     if (!instance.ok()) return instance.status();
-    return std::unique_ptr<RuleHandle>(new InProcessRule(std::move(instance).value()));
+    std::unique_ptr<RuleHandle> handle(new InProcessRule(std::move(instance).value()));
+    if (!options_.keep_series) handle->mutable_report().series.Disable();
+    return handle;
   }
   isolation::WorkerLimits limits;
   limits.timeout_s = timeout_s;
   limits.memory_bytes = options_.rule_memory_bytes;
   limits.log_path = (std::filesystem::path(options_.log_dir) / (configuration_name + ".log")).string();
+  limits.keep_series = options_.keep_series;
   isolation::StartedWorker worker;
   if (!started_.empty()) {
     worker = std::move(started_.back());
@@ -108,7 +111,9 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
                                                   options_.allow_unknown_params, warnings, std::move(limits), arena_,
                                                   table_, std::move(worker));
   if (!isolated.ok()) return isolated.status();
-  return std::unique_ptr<RuleHandle>(std::move(isolated).value());
+  std::unique_ptr<RuleHandle> handle = std::move(isolated).value();
+  if (!options_.keep_series) handle->mutable_report().series.Disable();  // (no points arrive)
+  return handle;
 }
 
 std::string DescribeWaitStatus(int status) {

@@ -77,6 +77,8 @@ struct IsolationOptions {
   uint64_t arena_bytes = uint64_t{1} << 30;
   // --allow-unknown-params: a parameter key the rule does not declare is a warning, not an error.
   bool allow_unknown_params = false;
+  // --no-series: what rules publish (report_series, thresholds, recommendations) is not kept.
+  bool keep_series = true;
   // Workers started at once by Create (one per rule the job will create: their start-up then
   // overlaps the runner's own setup).
   size_t prestart = 0;

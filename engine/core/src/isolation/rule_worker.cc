@@ -121,6 +121,7 @@ int Serve(Channel& channel) {
     params[key] = in.GetString();
   }
   const bool allow_unknown_params = in.Get<uint8_t>() != 0;
+  const bool keep_series = in.Get<uint8_t>() != 0;
   if (in.failed()) return 2;
 
   auto reply_init = [&](const Status& status, const std::vector<std::string>& warnings, bool polls) {
@@ -148,6 +149,7 @@ int Serve(Channel& channel) {
   }
   WorkerConnection connection(&channel, std::move(arena).value(), trial_count);
   connection.log_level = log_level;
+  connection.keep_series = keep_series;
   g_connection = &connection;
   SetPluginHostApi(WorkerHostApi(&connection));
   connection.BeginRequest(generation);

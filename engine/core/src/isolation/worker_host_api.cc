@@ -402,7 +402,7 @@ void HostReportDetail(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_val
 // ABI 1.3: forwarded as notes; the runner's host functions check and record them.
 void HostReportSeries(litmus_ctx_t* ctx, litmus_str_t series, litmus_str_t tensor, int64_t step,
                       double value) noexcept {
-  if (ctx == nullptr) return;
+  if (ctx == nullptr || !g_connection->keep_series) return;
   try {
     g_connection->AddSeriesPoint(series, tensor, step, value);
   } catch (...) {
@@ -410,7 +410,7 @@ void HostReportSeries(litmus_ctx_t* ctx, litmus_str_t series, litmus_str_t tenso
 }
 
 void HostReportThreshold(litmus_ctx_t* ctx, litmus_str_t series, double value, int32_t fires_when) noexcept {
-  if (ctx == nullptr) return;
+  if (ctx == nullptr || !g_connection->keep_series) return;
   try {
     Encoder e;
     PutStr(e, series);
@@ -421,7 +421,7 @@ void HostReportThreshold(litmus_ctx_t* ctx, litmus_str_t series, double value, i
 }
 
 void HostReportRecommendation(litmus_ctx_t* ctx, litmus_str_t text) noexcept {
-  if (ctx == nullptr) return;
+  if (ctx == nullptr || !g_connection->keep_series) return;
   try {
     Encoder e;
     PutStr(e, text);

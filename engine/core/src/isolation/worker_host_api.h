@@ -106,6 +106,9 @@ class WorkerConnection {
   int32_t log_level = 0;
   // Set when an allocation failed in the worker (new_handler, or a host function's bad_alloc).
   bool out_of_memory = false;
+  // false (`litmus run --no-series`): report_series, report_threshold and report_recommendation
+  // are dropped here, nothing is sent.
+  bool keep_series = true;
 
  private:
   Channel* channel_;

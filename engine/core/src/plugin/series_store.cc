@@ -66,7 +66,20 @@ std::string Truncated(std::string_view text) {
 
 }  // namespace
 
+void SeriesStore::Disable() {
+  disabled_ = true;
+  series_.clear();
+  index_.clear();
+  thresholds_.clear();
+  recommendations_.clear();
+  new_points_.clear();
+  dropped_series_ = 0;
+  next_ = 0;
+  ++version_;
+}
+
 void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t step, int32_t mode, double value) {
+  if (disabled_) return;
   // A rule publishes the same series in the same order at every step: the one after the last
   // found is tried first (two comparisons instead of building a key and hashing it).
   // (Names kept truncated are always looked up by their whole text.)
@@ -145,6 +158,7 @@ void SeriesStore::Compact(Series& s) {
 }
 
 void SeriesStore::SetThreshold(std::string_view series, double value, int32_t fires_when) {
+  if (disabled_) return;
   const std::string name = Truncated(series);
   auto it = thresholds_.find(name);
   if (it == thresholds_.end()) {
@@ -165,6 +179,7 @@ void SeriesStore::SetThreshold(std::string_view series, double value, int32_t fi
 }
 
 void SeriesStore::AddRecommendation(std::string_view text) {
+  if (disabled_) return;
   std::string t = Truncated(text);
   if (recommendations_.size() >= kMaxRecommendations ||
       std::find(recommendations_.begin(), recommendations_.end(), t) != recommendations_.end()) {
@@ -175,6 +190,7 @@ void SeriesStore::AddRecommendation(std::string_view text) {
 }
 
 void SeriesStore::MarkFiring(int64_t step) {
+  if (disabled_) return;
   for (Series& s : series_) {
     if (!s.has_last || s.last.step != step || s.firings.size() >= kMaxFirings) continue;
     if (!s.firings.empty() && s.firings.back().step == step) continue;

@@ -73,6 +73,11 @@ class SeriesStore {
   // The rule fired at `step`: every series whose last point is at `step` keeps that point.
   void MarkFiring(int64_t step);
 
+  // `litmus run --no-series`: forgets what was kept and ignores every later Add, SetThreshold,
+  // AddRecommendation and MarkFiring (the store stays empty: no series file, nothing to observe).
+  void Disable();
+  bool disabled() const { return disabled_; }
+
   // With `on`, Add also keeps each point for TakeNewPoints (off by default: no cost).
   void set_keep_new_points(bool on) { keep_new_points_ = on; }
   // The points published since the last call, in order.
@@ -100,6 +105,7 @@ class SeriesStore {
   int64_t dropped_series_ = 0;
   uint64_t version_ = 0;
   bool keep_new_points_ = false;
+  bool disabled_ = false;
   std::vector<NewPoint> new_points_;
   std::string key_;  // reused lookup key
   uint32_t next_ = 0;  // the series Add tries first

@@ -506,6 +506,7 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
   job.allow_unknown_params = cli.allow_unknown_params || yaml.allow_unknown_params.value_or(false);
   job.skip_damaged = cli.skip_damaged || yaml.skip_damaged.value_or(false);
   job.fresh = cli.fresh || yaml.fresh.value_or(false);
+  job.keep_series = !cli.no_series;
   if (const auto& isolation = cli.isolation ? cli.isolation : yaml.isolation) {
     if (*isolation != "process" && *isolation != "none") {
       return InvalidArgumentError("--isolation: expected process or none, got '" + *isolation + "'");

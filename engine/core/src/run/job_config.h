@@ -71,6 +71,9 @@ struct JobConfig {
   bool fresh = false;
   // --allow-unknown-params: a parameter key the rule does not declare is a warning, not exit 2.
   bool allow_unknown_params = false;
+  // false with --no-series: what rules publish (ABI 1.3 series, thresholds, recommendations) is
+  // dropped: no rule-reports/<rule>.series.json, no series in TensorBoard or the report.
+  bool keep_series = true;
   // Warnings about the configuration (a key given twice, set by two sources), recorded in
   // status.json and the rule reports besides being logged.
   std::vector<std::string> warnings;
@@ -107,6 +110,7 @@ struct RunCommandLine {
   bool skip_damaged = false;
   bool fresh = false;
   bool allow_unknown_params = false;
+  bool no_series = false;
   std::optional<std::string> isolation;    // "process" or "none"
   std::optional<std::string> rule_timeout; // seconds
   std::optional<std::string> rule_memory;  // "512M", "4G", "unlimited"

@@ -72,6 +72,7 @@ static IsolationOptions IsolationOptionsOf(const JobConfig& config) {
   options.arena_bytes = 2 * config.prefetch_memory_bytes + (uint64_t{256} << 20);
   options.prestart = config.rules.size();
   options.allow_unknown_params = config.allow_unknown_params;
+  options.keep_series = config.keep_series;
   return options;
 }
 
