@@ -31,7 +31,11 @@ class CustomGradientRule : public litmus::Rule {
   // Throws litmus::InvalidConfig ("threshold: expected a number, got 'abc'") for a bad value,
   // which makes create fail with LITMUS_INVALID_CONFIG.
   explicit CustomGradientRule(const litmus::RuleArgs& args)
-      : Rule(args), threshold_(param_float("threshold")) {}
+      : Rule(args), threshold_(param_float("threshold")) {
+    // What the rule compares, for the report and TensorBoard (ABI 1.3; docs/report.md).
+    report_threshold(kSeries, threshold_, litmus::Fires::kAbove);
+    report_recommendation("Lower the learning rate or clip the gradients (e.g. by global norm).");
+  }
 
   // The rule reads only a reduction of each gradient, so it says so (ABI 1.2): on a trial that
   // saved reductions but no raw gradients (a reduction_config), it reads the saved reductions.
@@ -45,6 +49,7 @@ class CustomGradientRule : public litmus::Rule {
   bool invoke_at_step(int64_t step) override {
     for (const litmus::Tensor& tensor : req_tensors().get()) {
       const double abs_mean = tensor.reduction_value(step, "mean", /*abs=*/true);
+      report_series(kSeries, tensor.name(), step, abs_mean);
       // NaN compares false, so it never fires; +inf does.
       if (abs_mean > threshold_) {
         report_violations(1);
@@ -57,6 +62,7 @@ class CustomGradientRule : public litmus::Rule {
   }
 
  private:
+  static constexpr const char* kSeries = "mean |gradient|";
   double threshold_;
 };
 

@@ -17,6 +17,7 @@
 
 #include "support/job_files.h"
 #include "support/run_process.h"
+#include "support/series_json.h"
 #include "support/temp_dir.h"
 
 namespace litmus {
@@ -85,6 +86,31 @@ TEST(RunCli, CustomGradientRuleAgreesWithSmdebugOnEveryFixture) {
       EXPECT_EQ(result.exit_code, fired.empty() ? 0 : 1) << result.err;
       const Json status = ReadJson(out.path() / "status.json");
       EXPECT_EQ(status["RuleEvaluationStatus"], fired.empty() ? "NoIssuesFound" : "IssuesFound");
+      // What it compared (ABI 1.3 series): each published point is smdebug's abs mean of that
+      // gradient at that step (default worker: the smallest name), and the threshold is the parameter.
+      const Json series = ReadJson(out.path() / "rule-reports" / "CustomGradientRule.series.json");
+      EXPECT_EQ(testing::SeriesThreshold(series, "mean |gradient|", "above"), std::stod(threshold));
+      size_t points = 0;
+      for (const Json& s : series["series"]) {
+        ASSERT_EQ(s["name"], "mean |gradient|");
+        const Json& per_step = expected["tensors"][s["tensor"].get<std::string>()]["per_step"];
+        for (const auto& [step, value] : testing::SeriesPoints(series, "mean |gradient|", s["tensor"])) {
+          const Json& by_worker = per_step[std::to_string(step)]["by_worker"];
+          const Json& abs_mean = by_worker.begin().value()["reductions"]["abs_mean"];
+          if (abs_mean.contains("error")) continue;  // smdebug's NameError steps (as for the verdicts)
+          const double want = testing::SeriesNumber(abs_mean["value"]);
+          if (std::isnan(want) || std::isinf(want)) {
+            EXPECT_EQ(std::isnan(value), std::isnan(want)) << s["tensor"] << " step " << step;
+            if (std::isinf(want)) {
+              EXPECT_EQ(value, want) << s["tensor"] << " step " << step;
+            }
+          } else {
+            EXPECT_NEAR(value, want, 1e-5 * std::abs(want) + 1e-30) << s["tensor"] << " step " << step;
+          }
+          ++points;
+        }
+      }
+      EXPECT_GT(points, 0u);
     }
   }
 }
