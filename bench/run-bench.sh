@@ -54,7 +54,49 @@ run_shape() {
   awk -v p="$best_plain" -v r="$best_run" -v n="$name" \
     'BEGIN { printf "litmus run (CustomGradientRule, threshold 0.5) on %s: %.3f s; plain read %.3f s; ratio run/plain %.2f\n", n, r, p, r / p }'
   if [ "$name" = big ]; then run_builtin_rules "$name" "$trial"; fi
+  run_output_cost "$name" CustomGradientRule "$trial" --plugin "$plugin" --rule CustomGradientRule \
+    --param threshold=0.5
   rm -rf "$trial" "$work/out-$name"
+}
+
+# Issue 17: what publishing series and writing the by-products cost. The same job (every step
+# evaluated) with series kept, the series files, the HTML report and a TensorBoard file (the
+# "full" run) against --no-series and neither report nor TensorBoard (the "bare" run); runs
+# alternate, best of 5 each; CPU time (user + system, of litmus and its rule workers) and wall time.
+run_output_cost() {
+  local name=$1 label=$2; shift 2
+  local trial=$1; shift
+  local out="$work/out-cost-$name" best_bare=1e9 best_full=1e9 cpu_bare=1e9 cpu_full=1e9 t0 t1 c0 c1 code kind
+  for _ in 1 2 3 4 5; do
+    for kind in bare full; do
+      rm -rf "$out"
+      local extra=(--no-series)
+      [ "$kind" = full ] && extra=(--report "$out/report.html" --tensorboard-dir "$out/tb" --tensorboard-losses)
+      c0=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
+      t0=$(now)
+      set +e
+      "$litmus" run --trial "$trial" "$@" --keep-going --logging-level error "${extra[@]}" \
+        --output-dir "$out" --message-file "$out/message" --failure-file "$out/failure" > /dev/null
+      code=$?
+      set -e
+      t1=$(now)
+      c1=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
+      [ "$code" -le 1 ] || { echo "litmus run ($label, $kind) failed with exit code $code" >&2; exit 1; }
+      if [ "$kind" = full ]; then
+        [ -s "$out/report.html" ] && ls "$out"/tb/litmus/events.out.tfevents.* > /dev/null ||
+          { echo "the full run wrote no report or TensorBoard file" >&2; exit 1; }
+        best_full=$(awk -v a="$t0" -v b="$t1" -v m="$best_full" 'BEGIN { d = b - a; print (d < m) ? d : m }')
+        cpu_full=$(awk -v a="$c0" -v b="$c1" -v m="$cpu_full" 'BEGIN { d = b - a; print (d < m) ? d : m }')
+      else
+        best_bare=$(awk -v a="$t0" -v b="$t1" -v m="$best_bare" 'BEGIN { d = b - a; print (d < m) ? d : m }')
+        cpu_bare=$(awk -v a="$c0" -v b="$c1" -v m="$cpu_bare" 'BEGIN { d = b - a; print (d < m) ? d : m }')
+      fi
+    done
+  done
+  local hz; hz=$(getconf CLK_TCK)
+  awk -v b="$best_bare" -v f="$best_full" -v cb="$cpu_bare" -v cf="$cpu_full" -v hz="$hz" -v n="$name" -v l="$label" \
+    'BEGIN { printf "series + report + TensorBoard (%s, --keep-going) on %s: %.3f s vs %.3f s bare (--no-series): ratio %.3f; CPU %.2f vs %.2f s: ratio %.3f (target <= 1.05)\n", l, n, f, b, f / b, cf / hz, cb / hz, (cb > 0 ? cf / cb : 0) }'
+  rm -rf "$out"
 }
 
 # Five per-step built-in rules in one job (one reader, one decoded copy of each tensor per step),
@@ -87,6 +129,7 @@ EOF
   done
   awk -v p="$best_plain" -v r="$best_run" -v n="$name" \
     'BEGIN { printf "litmus run --config (VanishingGradient, ExplodingTensor, AllZero, TensorVariance, UnchangedTensor) on %s: %.3f s; plain read %.3f s; ratio run/plain %.2f (target <= 2)\n", n, r, p, r / p }'
+  run_output_cost "$name" "five built-in rules" "$trial" --config "$yaml"
   rm -rf "$out" "$yaml"
 }
 

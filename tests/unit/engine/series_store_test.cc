@@ -130,6 +130,30 @@ TEST(SeriesStore, NonFiniteValuesAreKeptAndLeftOutOfTheExtremes) {
   const auto& s = doc["series"][0];
   EXPECT_EQ(s["value"], nlohmann::json::parse(R"(["nan", "inf", 3.0])"));
   EXPECT_EQ(s["mode"], nlohmann::json::parse("[null, null, null]"));
+  // One point per bucket: the columns are copied (ToJson), the same as formatted.
+  EXPECT_EQ(s["min"], s["value"]);
+  EXPECT_EQ(s["max"], s["value"]);
+  EXPECT_EQ(s["last_step"], nlohmann::json::parse("[0, 1, 2]"));
+}
+
+// Buckets of several points: last_step, min and max are their own (not copies of step and value).
+TEST(SeriesStore, MergedBucketsKeepTheirOwnColumnsInJson) {
+  SeriesStore store;
+  for (int64_t step = 0; step <= static_cast<int64_t>(SeriesStore::kMaxBuckets); ++step) {
+    store.Add("v", "", step, 1, step % 2 == 0 ? -1.0 * static_cast<double>(step) : static_cast<double>(step));
+  }
+  const nlohmann::json doc = nlohmann::json::parse(store.ToJson("r", "Rule"));
+  const auto& s = doc["series"][0];
+  ASSERT_EQ(s["count"][0], 2);
+  EXPECT_EQ(s["step"][0], 0);
+  EXPECT_EQ(s["last_step"][0], 1);
+  EXPECT_EQ(s["min"][0], 0.0);  // -0 and 1
+  EXPECT_EQ(s["max"][0], 1.0);
+  EXPECT_EQ(s["value"][0], 0.5);
+  EXPECT_EQ(s["step"][1], 2);
+  EXPECT_EQ(s["last_step"][1], 3);
+  EXPECT_EQ(s["min"][1], -2.0);
+  EXPECT_EQ(s["max"][1], 3.0);
 }
 
 TEST(SeriesStore, TooManySeriesAreCountedNotKept) {

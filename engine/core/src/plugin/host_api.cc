@@ -33,6 +33,7 @@ void litmus_ctx::BeginCall(PluginCallPhase call_phase, std::vector<litmus::Tenso
   data_loss.clear();
   phase = call_phase;
   requirements = call_requirements;
+  series_mode_step = INT64_MIN;  // (the trial may have learnt a step's mode since the last call)
 }
 
 void litmus_ctx::EndCall() {
@@ -626,13 +627,18 @@ void HostReportSeries(litmus_ctx_t* ctx, litmus_str_t series, litmus_str_t tenso
                    ctx->log_tag);
       return;
     }
-    int32_t mode = 0;
-    if (!ctx->trials.empty() && ctx->trials[0] != nullptr) {
-      if (const auto found = ctx->trials[0]->ModeOfGlobalStep(step)) mode = static_cast<int32_t>(found->first);
+    if (step != ctx->series_mode_step) {
+      ctx->series_mode = 0;
+      if (!ctx->trials.empty() && ctx->trials[0] != nullptr) {
+        if (const auto found = ctx->trials[0]->ModeOfGlobalStep(step)) {
+          ctx->series_mode = static_cast<int32_t>(found->first);
+        }
+      }
+      ctx->series_mode_step = step;
     }
     ctx->report->series.Add(std::string_view(series.data, series.size),
                             tensor.size == 0 ? std::string_view() : std::string_view(tensor.data, tensor.size), step,
-                            mode, value);
+                            ctx->series_mode, value);
   } catch (...) {
     // Reporting never fails a rule.
   }

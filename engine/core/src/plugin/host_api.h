@@ -120,4 +120,9 @@ struct litmus_ctx {
   std::deque<std::vector<std::string>> string_arrays;
   std::deque<std::vector<litmus_str_t>> str_arrays;
   std::vector<litmus::TensorPtr> tensors;
+
+  // report_series: the mode of the last step published in this call (a rule publishes many
+  // points per step; one catalog lookup per step, not per point).
+  int64_t series_mode_step = INT64_MIN;
+  int32_t series_mode = 0;
 };

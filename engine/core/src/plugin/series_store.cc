@@ -5,6 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <tbb/parallel_for.h>
+#include <vector>
 
 namespace litmus {
 namespace {
@@ -205,9 +208,78 @@ std::vector<SeriesStore::NewPoint> SeriesStore::TakeNewPoints() {
   return out;
 }
 
+// One element of the "series" list (no separator before it).
+void SeriesStore::AppendSeriesJson(std::string& out, const Series& s) {
+  out += "\n{\"name\":";
+  AppendString(out, s.name);
+  out += ",\"tensor\":";
+  AppendString(out, s.tensor);
+  out += ",\"total_points\":";
+  AppendInt(out, s.total_points);
+  out += ",\"points_per_bucket\":";
+  AppendInt(out, s.points_per_bucket);
+  // Columns, one entry per bucket.
+  const auto column = [&](const char* key, auto&& append) {
+    out += ",\"";
+    out += key;
+    out += "\":";
+    const size_t begin = out.size();
+    out += '[';
+    for (size_t j = 0; j < s.buckets.size(); ++j) {
+      if (j > 0) out += ',';
+      append(s.buckets[j]);
+    }
+    out += ']';
+    return begin;  // where the column's list starts
+  };
+  // A series whose buckets hold one point each (every series shorter than kMaxBuckets) has
+  // last_step == step and min == max == value: their text is copied, not formatted again
+  // (formatting doubles is most of the cost of a large document).
+  const bool single = std::all_of(s.buckets.begin(), s.buckets.end(), [](const Bucket& b) { return b.count == 1; });
+  const auto copy_column = [&](const char* key, size_t from, size_t to) {
+    out += ",\"";
+    out += key;
+    out += "\":";
+    out.append(out, from, to - from);  // (appending a part of itself is safe)
+  };
+  size_t from = column("step", [&](const Bucket& b) { AppendInt(out, b.first_step); });
+  if (single) {
+    copy_column("last_step", from, out.size());
+  } else {
+    column("last_step", [&](const Bucket& b) { AppendInt(out, b.last_step); });
+  }
+  column("mode", [&](const Bucket& b) { out += ModeText(b.mode); });
+  from = column("value", [&](const Bucket& b) { AppendNumber(out, ValueOf(b)); });
+  if (single) {
+    const size_t to = out.size();
+    copy_column("min", from, to);
+    copy_column("max", from, to);
+  } else {
+    column("min", [&](const Bucket& b) { AppendNumber(out, b.finite > 0 ? b.min : ValueOf(b)); });
+    column("max", [&](const Bucket& b) { AppendNumber(out, b.finite > 0 ? b.max : ValueOf(b)); });
+  }
+  column("count", [&](const Bucket& b) { AppendInt(out, b.count); });
+  out += ",\"firings\":{\"step\":[";
+  for (size_t j = 0; j < s.firings.size(); ++j) {
+    if (j > 0) out += ',';
+    AppendInt(out, s.firings[j].step);
+  }
+  out += "],\"mode\":[";
+  for (size_t j = 0; j < s.firings.size(); ++j) {
+    if (j > 0) out += ',';
+    out += ModeText(s.firings[j].mode);
+  }
+  out += "],\"value\":[";
+  for (size_t j = 0; j < s.firings.size(); ++j) {
+    if (j > 0) out += ',';
+    AppendNumber(out, s.firings[j].value);
+  }
+  out += "]}}";
+}
+
 std::string SeriesStore::ToJson(std::string_view rule, std::string_view rule_class) const {
   std::string out;
-  out.reserve(256 + series_.size() * 64);
+  out.reserve(1024);
   out += "{\"format\":\"litmus-series/1\",\"rule\":";
   AppendString(out, rule);
   out += ",\"rule_class\":";
@@ -237,51 +309,27 @@ std::string SeriesStore::ToJson(std::string_view rule, std::string_view rule_cla
   out += "],\"dropped_series\":";
   AppendInt(out, dropped_series_);
   out += ",\"series\":[";
-  for (size_t i = 0; i < series_.size(); ++i) {
-    const Series& s = series_[i];
-    if (i > 0) out += ',';
-    out += "\n{\"name\":";
-    AppendString(out, s.name);
-    out += ",\"tensor\":";
-    AppendString(out, s.tensor);
-    out += ",\"total_points\":";
-    AppendInt(out, s.total_points);
-    out += ",\"points_per_bucket\":";
-    AppendInt(out, s.points_per_bucket);
-    // Columns, one entry per bucket.
-    const auto column = [&](const char* key, auto&& append) {
-      out += ",\"";
-      out += key;
-      out += "\":[";
-      for (size_t j = 0; j < s.buckets.size(); ++j) {
-        if (j > 0) out += ',';
-        append(s.buckets[j]);
-      }
-      out += ']';
-    };
-    column("step", [&](const Bucket& b) { AppendInt(out, b.first_step); });
-    column("last_step", [&](const Bucket& b) { AppendInt(out, b.last_step); });
-    column("mode", [&](const Bucket& b) { out += ModeText(b.mode); });
-    column("value", [&](const Bucket& b) { AppendNumber(out, ValueOf(b)); });
-    column("min", [&](const Bucket& b) { AppendNumber(out, b.finite > 0 ? b.min : ValueOf(b)); });
-    column("max", [&](const Bucket& b) { AppendNumber(out, b.finite > 0 ? b.max : ValueOf(b)); });
-    column("count", [&](const Bucket& b) { AppendInt(out, b.count); });
-    out += ",\"firings\":{\"step\":[";
-    for (size_t j = 0; j < s.firings.size(); ++j) {
-      if (j > 0) out += ',';
-      AppendInt(out, s.firings[j].step);
+  // A large document (hundreds of series of up to 1024 buckets) is formatted one series per task
+  // (formatting doubles is most of its cost), then joined in order: the same text.
+  size_t buckets = 0;
+  for (const Series& s : series_) buckets += s.buckets.size();
+  if (series_.size() > 1 && buckets >= 16384) {
+    std::vector<std::string> parts(series_.size());
+    tbb::parallel_for(size_t{0}, series_.size(), [&](size_t i) {
+      parts[i].reserve(256 + series_[i].buckets.size() * 7 * 16);
+      AppendSeriesJson(parts[i], series_[i]);
+    });
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i > 0) out += ',';
+      out += parts[i];
+      std::string().swap(parts[i]);
     }
-    out += "],\"mode\":[";
-    for (size_t j = 0; j < s.firings.size(); ++j) {
-      if (j > 0) out += ',';
-      out += ModeText(s.firings[j].mode);
+  } else {
+    out.reserve(out.size() + series_.size() * 256 + buckets * 7 * 16);
+    for (size_t i = 0; i < series_.size(); ++i) {
+      if (i > 0) out += ',';
+      AppendSeriesJson(out, series_[i]);
     }
-    out += "],\"value\":[";
-    for (size_t j = 0; j < s.firings.size(); ++j) {
-      if (j > 0) out += ',';
-      AppendNumber(out, s.firings[j].value);
-    }
-    out += "]}}";
   }
   out += "]}\n";
   return out;

@@ -96,6 +96,7 @@ class SeriesStore {
 
  private:
   static void Merge(Bucket& into, const Bucket& from);
+  static void AppendSeriesJson(std::string& out, const Series& s);
   static void Compact(Series& s);
 
   std::vector<Series> series_;

@@ -1,6 +1,7 @@
 // SeriesFiles: writes each rule's rule-reports/<name>.series.json (SeriesStore::ToJson) through
 // the JobReporter, only when the series changed and, while the rule runs, at most every
-// kInterval (a rule may publish at every step; the file is for people and `litmus report`).
+// kInterval, or less often for a document whose writing takes long (a rule may publish at every
+// step; the file is for people and `litmus report`).
 // Thread-compatible: the runner's thread.
 #pragma once
 
@@ -26,6 +27,7 @@ class SeriesFiles {
   struct Written {
     uint64_t version = 0;
     std::chrono::steady_clock::time_point at{};
+    std::chrono::steady_clock::time_point next{};  // no earlier write unless forced
   };
   std::map<std::string, Written> written_;
 };
