@@ -136,12 +136,12 @@ std::string FormatSeconds(double seconds) {
 }
 
 constexpr const char* kStyle = R"css(
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 40px;color:#1d2329}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1400px;padding:0 16px 40px;color:#1d2329}
 h1{font-size:1.5em;margin:18px 0 4px} h2{font-size:1.25em;margin:28px 0 8px;border-bottom:1px solid #d5dae0;padding-bottom:4px}
 h3{font-size:1.05em;margin:18px 0 6px} .muted{color:#5f6b77} code{background:#f1f3f5;padding:0 3px;border-radius:3px}
 table{border-collapse:collapse;font-size:.9em;margin:6px 0} th,td{border:1px solid #d5dae0;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f1f3f5} table.summary{width:100%} table.summary td:nth-child(9){min-width:200px}
-table.summary td:nth-child(10){min-width:260px} td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f1f3f5} table.summary{width:100%} table.summary td:nth-child(9){min-width:180px}
+table.summary td:nth-child(10){min-width:240px} td.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge{display:inline-block;border-radius:10px;padding:1px 9px;font-size:.85em;font-weight:600;color:#fff}
 .badge.issues{background:#c62828} .badge.ok{background:#2e7d32} .badge.error{background:#6a1b9a} .badge.other{background:#546e7a}
 .chart{width:100%;height:260px} .chartbox{margin:8px 0 18px} .legendline{font-size:.82em;color:#5f6b77;margin:2px 0}
@@ -208,11 +208,13 @@ constexpr const char* kPageScript = R"js(
           ctx.beginPath(); ctx.moveTo(area.x, y); ctx.lineTo(area.x + area.w, y); ctx.stroke();
           ctx.restore();
         });
+        // (A rule that fires at most steps, --keep-going, gets dots only: lines would hide the data.)
+        var lines = spec.firings.length <= 20;
         spec.firings.forEach(function (f) {
           var x = g.toDomXCoord(f[0]);
           ctx.save();
-          ctx.strokeStyle = 'rgba(198,40,40,0.45)';
-          ctx.beginPath(); ctx.moveTo(x, area.y); ctx.lineTo(x, area.y + area.h); ctx.stroke();
+          ctx.strokeStyle = 'rgba(198,40,40,0.4)';
+          if (lines) { ctx.beginPath(); ctx.moveTo(x, area.y); ctx.lineTo(x, area.y + area.h); ctx.stroke(); }
           if (f[1] !== null) {
             var y = g.toDomYCoord(f[1]);
             if (isFinite(y)) { ctx.fillStyle = '#c62828'; ctx.beginPath(); ctx.arc(x, y, 3.5, 0, 2 * Math.PI); ctx.fill(); }
