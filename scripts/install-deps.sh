@@ -24,6 +24,9 @@ packages=(
   # S3 test server (scripts/s3-test-server.sh: Ceph RADOS Gateway for tests/s3 and bench/)
   radosgw ceph-mon ceph-osd ceph-common uuid-runtime curl
   python3-botocore  # tests/actions/fake_aws_endpoint.py checks SigV4 signatures with it
+  # the HTML report (engine/report): dygraphs, inlined at build time; chromium opens the report in
+  # tests/e2e/run_report_test.cc and draws docs/report.png
+  libjs-dygraphs chromium
   # docs: the SDK API reference (docs/sdk, target litmus_sdk_docs, test sdk.docs)
   doxygen
   # docs/benchmarks-scale.png, drawn by bench/scale-bench.sh (bench/run-bench.sh full)

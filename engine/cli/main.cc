@@ -20,6 +20,7 @@
 #include "inspect_command.h"
 #include "isolation/rule_worker.h"
 #include "new_rule_command.h"
+#include "report_command.h"
 #include "rules_command.h"
 #include "run_command.h"
 #include "stderr_logger.h"
@@ -50,6 +51,7 @@ int Main(int argc, char** argv) {
   RunOptions& run = AddRunCommand(app);
   RulesOptions& rules = AddRulesCommand(app);
   NewRuleOptions& new_rule = AddNewRuleCommand(app);
+  ReportCommandOptions& report = AddReportCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -73,6 +75,7 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("run")) return RunRun(run);
   if (app.got_subcommand("rules")) return RunRules(rules);
   if (app.got_subcommand("new-rule")) return RunNewRule(new_rule);
+  if (app.got_subcommand("report")) return RunReport(report);
   return Fail(kExitBadInput, "no command given (see litmus --help)");
 }
 

@@ -11,6 +11,7 @@
 #include "exit_codes.h"
 #include "litmus/aws/trial_env.h"
 #include "plugin_options.h"
+#include "report_observer.h"
 #include "run/job_config.h"
 #include "run/job_runner.h"
 #include "run/stop_signal.h"
@@ -24,6 +25,8 @@ struct RunOptions {
   PluginOptions plugins;
   std::string tensorboard_dir;  // --tensorboard-dir (empty: none)
   bool tensorboard_losses = false;
+  CLI::Option* report = nullptr;  // --report [FILE]: given when count() > 0
+  std::string report_file;        // its FILE ("" = <output folder>/report.html)
 };
 
 namespace {
@@ -138,10 +141,19 @@ RunOptions& AddRunCommand(CLI::App& app) {
   cmd->add_flag("--tensorboard-losses", options.tensorboard_losses,
                 "With --tensorboard-dir: also the trial's losses (the `losses` collection) as losses/<tensor>")
       ->needs(tensorboard);
+  options.report =
+      cmd->add_option("--report", options.report_file,
+                      "Also write the HTML report of the job (default FILE: <output-dir>/report.html): one "
+                      "self-contained page with the rules summary, a chart of what each rule watched with its "
+                      "thresholds and firings, the loss curves and the watched tensors' statistics; rewritten "
+                      "atomically every few seconds while the job runs and at its end. `litmus report DIR` makes "
+                      "the same page later (docs/report.md)")
+          ->expected(0, 1)
+          ->type_name("[FILE]");
   cmd->add_flag("--no-series", l.no_series,
                 "Drop what rules publish besides their verdict (series of the values they compared, thresholds, "
-                "recommendations): no rule-reports/<rule>.series.json and no series in TensorBoard; for the "
-                "last bit of speed (docs/report.md)");
+                "recommendations): no rule-reports/<rule>.series.json and no series in TensorBoard or the "
+                "report; for the last bit of speed (docs/report.md)");
   cmd->add_flag("--keep-going", l.keep_going,
                 "Record every firing and keep evaluating (smdebug invoke_rule); default: a rule ends at its "
                 "first firing, as in SageMaker");
@@ -190,8 +202,18 @@ int RunRun(const RunOptions& options) {
     tensorboard = std::make_unique<TensorBoardOutput>(
         TensorBoardOptions{.dir = options.tensorboard_dir, .losses = options.tensorboard_losses}, Env::Default());
   }
+  std::unique_ptr<report::ReportObserver> html;
+  if (options.report->count() > 0) {
+    html = std::make_unique<report::ReportObserver>(
+        report::ReportOptions{.output_dir = config->output_dir,
+                              .file = options.report_file,
+                              .trial = config->trial,
+                              .refresh_seconds = 15},
+        Env::Default(), &env);
+  }
   JobRunner runner(std::move(config).value(), &env);
   if (tensorboard) runner.AddObserver(tensorboard.get());
+  if (html) runner.AddObserver(html.get());
   const int code = runner.Run();
   PrintVerdict(runner.Verdict());
   return code;

@@ -65,7 +65,9 @@ Findings Run(const std::string& trial, const std::string& isolation, const fs::p
   for (const fs::directory_entry& e : fs::directory_iterator(out / "rule-reports")) {
     const std::string file = e.path().filename().string();
     const bool is_series = file.ends_with(".series.json");
-    (is_series ? f.series : f.reports)[file] = ReadJsonFile(e.path());
+    Json& doc = (is_series ? f.series : f.reports)[file];
+    doc = ReadJsonFile(e.path());
+    if (!is_series) doc.erase("Seconds");  // the time spent in the rule's calls (a measurement)
   }
   std::ifstream events(out / "events.jsonl");
   for (std::string line; std::getline(events, line);) {

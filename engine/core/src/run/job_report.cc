@@ -307,6 +307,8 @@ void JobReporter::WriteRuleReport(const std::string& configuration_name, const R
   warnings.insert(warnings.end(), report.warnings.begin(), report.warnings.end());
   j["Warnings"] = StringArray(warnings);
   j["DamagedStepsSkipped"] = report.damaged_skipped;
+  j["Description"] = report.description;
+  j["Seconds"] = report.seconds;
   const auto path = std::filesystem::path(paths_.output_dir) / "rule-reports" / (configuration_name + ".json");
   WriteFileAtomically(path.string(), j.dump(2) + "\n", /*in_output_dir=*/true);
 }

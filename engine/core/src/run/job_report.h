@@ -41,6 +41,10 @@ struct RuleReportData {
   std::string rule_parameters;  // "key:value" lines
   std::vector<std::string> warnings;  // configuration warnings of this rule (unknown keys, ...)
   int64_t damaged_skipped = 0;        // steps skipped for a damaged record (--skip-damaged)
+  // litmus's own (the HTML report reads them): the rule's one-line description from its plugin's
+  // metadata, and the seconds spent in its own calls (the verdict table's "time").
+  std::string description;
+  double seconds = 0;
 };
 
 struct EventFields {

@@ -769,7 +769,9 @@ struct JobRunner::Impl {
     data.datapoints = r.datapoints;
     data.warnings = r.warnings;
     data.damaged_skipped = r.damaged_skipped;
+    data.seconds = r.seconds;
     if (r.instance) {
+      data.description = r.instance->rule().description;
       data.violations = r.instance->report().violations;
       data.details_json = r.instance->report().details_json;
       for (const auto& p : r.instance->rule().params) {

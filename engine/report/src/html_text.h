@@ -1,0 +1,21 @@
+// Text that goes into the HTML report: escaped for HTML element content and attribute values, and
+// JSON made safe inside a <script> element (rule names, messages and tensor names can hold
+// < & " ' or "</script>"). Pure functions; thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace litmus::report {
+
+// & < > " ' as character references: safe in element content and in quoted attribute values.
+std::string EscapeHtml(std::string_view text);
+
+// `value` as JSON text that can stand inside <script>…</script> as a JavaScript expression:
+// < > & are written \u003c \u003e \u0026 (they only occur inside JSON strings, where the escape
+// means the same character), so no "</script>" or "<!--" can end or change the element. Invalid
+// UTF-8 in strings becomes U+FFFD instead of throwing.
+std::string ScriptJson(const nlohmann::json& value);
+
+}  // namespace litmus::report

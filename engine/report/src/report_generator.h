@@ -1,0 +1,54 @@
+// ReportGenerator: writes the HTML report of a job (report_page.h) from its output folder and its
+// trial, atomically (a temp file beside the target, then rename), as often as asked: the job's
+// files are read again each time (events.jsonl only from where it was left) and the trial's curves
+// only from the steps saved since (trial_curves.h). Used by `litmus report DIR` once and by
+// `litmus run --report` (report_observer.h) while the job runs. Thread-compatible.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "job_files.h"
+#include "litmus/format/env.h"
+#include "litmus/status.h"
+#include "trial_curves.h"
+
+namespace litmus::report {
+
+struct ReportOptions {
+  std::string output_dir;  // the job's output folder
+  std::string file;        // the report; "" = <output_dir>/report.html
+  std::string trial;       // the trial to read curves from; "" = the one the job's checkpoint names
+  int refresh_seconds = 0;  // > 0: the page of a running job reloads itself that often
+};
+
+class ReportGenerator {
+ public:
+  static constexpr const char* kDefaultName = "report.html";
+
+  // `files` reads the job's folder and writes the report; `trial_env` reads the trial (local
+  // folders and s3:// prefixes). Neither is owned; both outlive this object.
+  ReportGenerator(ReportOptions options, Env* files, Env* trial_env);
+  ~ReportGenerator();
+
+  // Reads the job's files and the trial's new steps, and replaces the report. Errors (one line):
+  // NotFound "not a job output folder (no status.json): DIR", a file that cannot be read or
+  // parsed, the report that cannot be written (naming the file). A trial that cannot be read is
+  // not an error: the page says so.
+  Status Write();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  ReportOptions options_;
+  std::string path_;
+  Env* files_;
+  Env* trial_env_;
+  JobFilesReader reader_;
+  std::unique_ptr<TrialCurves> curves_;  // once the trial is known
+};
+
+// `content` to `path` through `env`: written to path + ".tmp", then renamed over `path`.
+Status WriteFileAtomically(Env* env, const std::string& path, const std::string& content);
+
+}  // namespace litmus::report

@@ -1,0 +1,37 @@
+// ReportObserver: `litmus run --report [FILE]` (docs/report.md "The HTML report"). A JobObserver
+// that rewrites the report (ReportGenerator) when the job's files were brought up to date, at most
+// every kInterval while rules run and always at the end. A report that cannot be written is logged
+// (once as an error, then at debug level) and tried again next time; the job's verdict never
+// changes. Thread-compatible: the runner's thread.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "report_generator.h"
+#include "run/job_observer.h"
+
+namespace litmus::report {
+
+class ReportObserver final : public JobObserver {
+ public:
+  static constexpr std::chrono::seconds kInterval{5};
+
+  // As ReportGenerator's constructor.
+  ReportObserver(ReportOptions options, Env* files, Env* trial_env);
+
+  const std::string& path() const { return generator_.path(); }
+
+  void StepEvaluated(const std::string&, int64_t, bool, const SeriesStore&,
+                     const std::vector<SeriesStore::NewPoint>&) override {}
+  void RuleFired(const std::string&, int64_t, const std::string&) override {}
+  void FilesWritten(bool finished) override;
+
+ private:
+  ReportGenerator generator_;
+  std::chrono::steady_clock::time_point last_{};
+  bool written_ = false;
+  bool failed_ = false;
+};
+
+}  // namespace litmus::report

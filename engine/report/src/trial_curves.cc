@@ -1,0 +1,121 @@
+// TrialCurves: see trial_curves.h.
+#include "trial_curves.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "litmus/engine/reductions.h"
+
+namespace litmus::report {
+
+TrialCurves::TrialCurves(Env* env, std::string trial) : env_(env), trial_path_(std::move(trial)) {}
+TrialCurves::~TrialCurves() = default;
+
+void TrialCurves::Watch(const std::vector<std::string>& tensors) {
+  for (const std::string& t : tensors) {
+    if (t.empty() || stat_cursors_.contains(t)) continue;
+    if (watched_.size() >= kMaxWatched) {
+      ++watched_dropped_;
+      stat_cursors_[t].stride = 0;  // counted once, never read
+      continue;
+    }
+    watched_.push_back(t);
+    stat_cursors_[t] = Cursor{};
+  }
+}
+
+int64_t TrialCurves::stride(const std::string& tensor) const {
+  const auto it = stat_cursors_.find(tensor);
+  return it == stat_cursors_.end() ? 1 : it->second.stride;
+}
+
+void TrialCurves::Update() {
+  if (trial_path_.empty()) return;
+  if (!trial_) {
+    TrialOptions options = TrialOptions::FromEnvironment();
+    options.cache_bytes = 32ull << 20;  // values are read once each
+    StatusOr<std::unique_ptr<Trial>> trial = Trial::Open(env_, trial_path_, options);
+    if (!trial.ok()) {
+      info_.error = std::string(trial.status().message());
+      return;
+    }
+    trial_ = std::move(trial).value();
+  } else if (Status refreshed = trial_->Refresh(); !refreshed.ok()) {
+    spdlog::debug("report: trial {}: {}", trial_path_, refreshed.message());  // next time
+  }
+  info_.open = true;
+  info_.error.clear();
+  const std::vector<int64_t> steps = trial_->Steps();
+  info_.workers = trial_->workers().size();
+  info_.steps = static_cast<int64_t>(steps.size());
+  if (!steps.empty()) {
+    info_.first_step = steps.front();
+    info_.last_step = steps.back();
+  }
+  info_.steps_by_mode.clear();
+  for (const Mode mode : {Mode::kTrain, Mode::kEval, Mode::kPredict}) {
+    if (trial_->HasMode(mode)) info_.steps_by_mode[std::string(ModeName(mode))] = static_cast<int64_t>(trial_->Steps(mode).size());
+  }
+  info_.ended = trial_->end_marker_seen();
+  ReadLosses();
+  for (const std::string& t : watched_) ReadStats(t, stat_cursors_[t]);
+}
+
+void TrialCurves::ReadLosses() {
+  StatusOr<std::vector<std::string>> names = trial_->TensorNamesInCollection("losses");
+  if (!names.ok()) return;  // no such collection (yet)
+  for (const std::string& name : *names) {
+    Cursor& cursor = loss_cursors_[name];
+    for (const int64_t step : trial_->TensorSteps(name)) {
+      if (step <= cursor.last_step) continue;
+      StatusOr<TensorPtr> value = trial_->Value(name, step);
+      if (!value.ok()) {
+        if (value.status().code() == StatusCode::kOutOfRange) break;  // not yet readable: next time
+        spdlog::debug("report: loss {} at step {} left out: {}", name, step, value.status().message());
+      } else if (!(*value)->is_string() && (*value)->num_elements() > 0) {
+        const auto mode = trial_->ModeOfGlobalStep(step);
+        const Mode m = mode ? mode->first : Mode::kGlobal;
+        losses_.Add(ModeName(m), name, step, static_cast<int32_t>(m), (*value)->ElementAsDouble(0));
+      }
+      cursor.last_step = step;
+      trial_->Release({{name, step}});
+    }
+  }
+}
+
+void TrialCurves::ReadStats(const std::string& tensor, Cursor& cursor) {
+  if (!trial_->HasTensor(tensor)) return;
+  static constexpr std::array<ReductionRequest, 3> kRequests = {
+      ReductionRequest{layout::Reduction::kMean, false}, ReductionRequest{layout::Reduction::kMin, false},
+      ReductionRequest{layout::Reduction::kMax, false}};
+  for (const int64_t step : trial_->TensorSteps(tensor)) {
+    if (step <= cursor.last_step) continue;
+    while (cursor.seen >= kFullSteps * cursor.stride) cursor.stride *= 2;
+    if (cursor.seen % cursor.stride == 0) {
+      StatusOr<TensorPtr> value = trial_->Value(tensor, step);
+      if (!value.ok()) {
+        if (value.status().code() == StatusCode::kOutOfRange) break;  // not yet readable: next time
+        spdlog::debug("report: tensor {} at step {} left out: {}", tensor, step, value.status().message());
+      } else if (!(*value)->is_string() && (*value)->num_elements() > 0) {
+        const auto mode = trial_->ModeOfGlobalStep(step);
+        const int32_t m = static_cast<int32_t>(mode ? mode->first : Mode::kGlobal);
+        const std::vector<StatusOr<double>> r = ComputeReductions(**value, kRequests);
+        const NonFiniteCounts counts = CountNonFinite(**value);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        stats_.Add(kMean, tensor, step, m, r[0].ok() ? *r[0] : nan);
+        stats_.Add(kMin, tensor, step, m, r[1].ok() ? *r[1] : nan);
+        stats_.Add(kMax, tensor, step, m, r[2].ok() ? *r[2] : nan);
+        stats_.Add(kNan, tensor, step, m, static_cast<double>(counts.nan));
+        stats_.Add(kInf, tensor, step, m, static_cast<double>(counts.posinf + counts.neginf));
+      }
+      trial_->Release({{tensor, step}});
+    }
+    ++cursor.seen;
+    cursor.last_step = step;
+  }
+}
+
+}  // namespace litmus::report

@@ -1,0 +1,87 @@
+// TrialCurves: what the HTML report shows of the trial itself: its workers, steps and modes, the
+// loss curves by mode (the `losses` collection) and statistics over steps of the tensors the rules
+// watched (mean, min/max band, NaN and inf counts). Incremental and bounded: each Update reads
+// only the steps saved since the previous one, the curves are kept in SeriesStores (at most 1024
+// buckets per curve, min/max kept), and a watched tensor is read at every step up to
+// kFullSteps of its steps, then at every 2nd, 4th, ... step (the stride doubles each time the steps
+// seen reach kFullSteps times it), so a job of N steps reads each watched tensor
+// ~kFullSteps * (1 + log2(N / kFullSteps) / 2) times whatever its length. Losses (scalars) are
+// read at every step. Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "litmus/engine/trial.h"
+#include "litmus/format/env.h"
+#include "plugin/series_store.h"
+
+namespace litmus::report {
+
+struct TrialInfo {
+  bool open = false;
+  std::string error;  // why the trial could not be read ("" if it could, or not tried)
+  size_t workers = 0;
+  int64_t steps = 0;  // global steps
+  std::optional<int64_t> first_step, last_step;
+  std::map<std::string, int64_t> steps_by_mode;  // "TRAIN" -> count
+  bool ended = false;                            // the end-of-training marker was seen
+};
+
+class TrialCurves {
+ public:
+  static constexpr int64_t kFullSteps = 1024;
+  // Watched tensors kept (5 curves each in one SeriesStore of SeriesStore::kMaxSeries).
+  static constexpr size_t kMaxWatched = 48;
+  // Curves of stats(): per watched tensor (SeriesStore tensor = its name).
+  static constexpr const char* kMean = "mean";
+  static constexpr const char* kMin = "min";
+  static constexpr const char* kMax = "max";
+  static constexpr const char* kNan = "NaN count";
+  static constexpr const char* kInf = "inf count";
+
+  // `env` (not owned, outlives this) reads `trial` (a folder or s3:// prefix; "" = none).
+  TrialCurves(Env* env, std::string trial);
+  ~TrialCurves();
+
+  // Tensors whose statistics to keep (the rules' published tensors); added to, never removed.
+  // Names the trial does not hold are ignored. Beyond kMaxWatched, later names are dropped.
+  void Watch(const std::vector<std::string>& tensors);
+  // Opens the trial (the first time) and reads what it gained. Never fails: a trial that cannot
+  // be read leaves info().error set and the curves as they were.
+  void Update();
+
+  const TrialInfo& info() const { return info_; }
+  // Losses: series name = the mode ("TRAIN", "EVAL", ...), tensor = the loss tensor.
+  const SeriesStore& losses() const { return losses_; }
+  const SeriesStore& stats() const { return stats_; }
+  const std::vector<std::string>& watched() const { return watched_; }
+  size_t watched_dropped() const { return watched_dropped_; }
+  // The steps a watched tensor is read at: every stride(t)-th of its steps (1 = all).
+  int64_t stride(const std::string& tensor) const;
+
+ private:
+  struct Cursor {
+    int64_t last_step = INT64_MIN;  // the last step considered
+    int64_t seen = 0;               // steps considered
+    int64_t stride = 1;
+  };
+  void ReadLosses();
+  void ReadStats(const std::string& tensor, Cursor& cursor);
+
+  Env* env_;
+  std::string trial_path_;
+  std::unique_ptr<Trial> trial_;
+  TrialInfo info_;
+  SeriesStore losses_;
+  SeriesStore stats_;
+  std::vector<std::string> watched_;
+  size_t watched_dropped_ = 0;
+  std::map<std::string, Cursor> loss_cursors_;
+  std::map<std::string, Cursor> stat_cursors_;
+};
+
+}  // namespace litmus::report

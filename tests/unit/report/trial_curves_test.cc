@@ -1,0 +1,97 @@
+// TrialCurves on a trial that grows while it is read (litmus::writer keeps writing between two
+// Updates): every loss step read exactly once, by mode; a watched tensor read at every step up to
+// kFullSteps of its steps and then at a doubling stride; the curves bounded to 1024 buckets with
+// the extremes and the NaN counts kept.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "litmus/writer/writer.h"
+#include "support/temp_dir.h"
+#include "trial_curves.h"
+
+namespace litmus::report {
+namespace {
+
+const SeriesStore::Series* Find(const SeriesStore& store, const std::string& name, const std::string& tensor) {
+  for (const SeriesStore::Series& s : store.series()) {
+    if (s.name == name && s.tensor == tensor) return &s;
+  }
+  return nullptr;
+}
+
+// Steps [from, to): a TRAIN step, every 10th an EVAL one; the loss is the step; w holds the step
+// (and one NaN at step 10).
+void WriteSteps(writer::Writer& w, int from, int to) {
+  for (int step = from; step < to; ++step) {
+    ASSERT_TRUE(w.SetMode(step % 10 == 9 ? Mode::kEval : Mode::kTrain).ok());
+    ASSERT_TRUE(w.BeginStep().ok());
+    const std::vector<float> loss = {static_cast<float>(step)};
+    ASSERT_TRUE(w.SaveTensor("MSELoss_output_0", std::span<const float>(loss), std::vector<int64_t>{}).ok());
+    std::vector<float> values = {static_cast<float>(step), -static_cast<float>(step), 0.0f, 1.0f};
+    if (step == 10) values[2] = std::numeric_limits<float>::quiet_NaN();
+    ASSERT_TRUE(w.SaveTensor("layer/w", std::span<const float>(values), std::vector<int64_t>{4}).ok());
+    ASSERT_TRUE(w.EndStep().ok());
+  }
+}
+
+TEST(TrialCurves, IncrementalStridedAndBounded) {
+  testing::TempDir trial;
+  writer::WriterOptions options;
+  options.save_config = writer::SaveConfig::Every(1);
+  options.end_marker = writer::EndMarkerPolicy::kNever;
+  options.overwrite_existing = true;
+  auto w = writer::Writer::Open(trial.str(), options);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+
+  TrialCurves curves(Env::Default(), trial.str());
+  curves.Watch({"layer/w", "not/in/the/trial"});
+  WriteSteps(**w, 0, 2000);
+  curves.Update();
+  ASSERT_TRUE(curves.info().open) << curves.info().error;
+  EXPECT_EQ(curves.info().steps, 2000);
+  EXPECT_EQ(curves.info().steps_by_mode.at("EVAL"), 200);
+  EXPECT_EQ(curves.stride("layer/w"), 2);
+  WriteSteps(**w, 2000, 3000);
+  curves.Update();
+  ASSERT_TRUE((*w)->Close().ok());
+
+  // Losses: every step once (TRAIN and EVAL apart), bounded, extremes kept.
+  const SeriesStore::Series* train = Find(curves.losses(), "TRAIN", "MSELoss_output_0");
+  const SeriesStore::Series* eval = Find(curves.losses(), "EVAL", "MSELoss_output_0");
+  ASSERT_NE(train, nullptr);
+  ASSERT_NE(eval, nullptr);
+  EXPECT_EQ(train->total_points, 2700);
+  EXPECT_EQ(eval->total_points, 300);
+  EXPECT_LE(train->buckets.size(), SeriesStore::kMaxBuckets);
+  EXPECT_EQ(train->buckets.front().min, 0);
+  EXPECT_EQ(train->buckets.back().max, 2998);
+  // The watched tensor: 1024 steps, then every 2nd up to 2048, then every 4th: 1024 + 512 + 238.
+  EXPECT_EQ(curves.stride("layer/w"), 4);
+  const SeriesStore::Series* mean = Find(curves.stats(), TrialCurves::kMean, "layer/w");
+  const SeriesStore::Series* max = Find(curves.stats(), TrialCurves::kMax, "layer/w");
+  const SeriesStore::Series* nan = Find(curves.stats(), TrialCurves::kNan, "layer/w");
+  ASSERT_NE(mean, nullptr);
+  ASSERT_NE(max, nullptr);
+  ASSERT_NE(nan, nullptr);
+  EXPECT_EQ(mean->total_points, 1024 + 512 + 238);
+  EXPECT_LE(mean->buckets.size(), SeriesStore::kMaxBuckets);
+  EXPECT_EQ(max->buckets.back().max, 2996);  // the last step read (every 4th from 2048)
+  double nan_seen = 0;
+  for (const SeriesStore::Bucket& b : nan->buckets) nan_seen = std::max(nan_seen, b.max);
+  EXPECT_EQ(nan_seen, 1);
+  EXPECT_EQ(Find(curves.stats(), TrialCurves::kMean, "not/in/the/trial"), nullptr);
+  EXPECT_EQ(curves.watched().size(), 2u);
+}
+
+TEST(TrialCurves, AMissingTrialIsReportedNotFatal) {
+  testing::TempDir dir;
+  TrialCurves curves(Env::Default(), (dir.path() / "nowhere").string());
+  curves.Update();
+  EXPECT_FALSE(curves.info().open);
+  EXPECT_FALSE(curves.info().error.empty());
+}
+
+}  // namespace
+}  // namespace litmus::report
