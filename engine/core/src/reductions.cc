@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -183,8 +184,48 @@ std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<
   return out;
 }
 
+namespace {
+
+// float32/float64: the exponent bits all set is a NaN (mantissa != 0) or an infinity. A first
+// pass that only counts such elements vectorizes; a tensor without any (the usual case) is done.
+template <typename Bits>
+NonFiniteCounts CountNonFiniteBits(std::span<const std::byte> bytes, Bits exponent, Bits mantissa, Bits sign) {
+  NonFiniteCounts counts;
+  const size_t n = bytes.size() / sizeof(Bits);
+  const auto* data = reinterpret_cast<const std::byte*>(bytes.data());
+  size_t special = 0;
+  for (size_t i = 0; i < n; ++i) {
+    Bits b;
+    std::memcpy(&b, data + i * sizeof(Bits), sizeof(Bits));
+    special += (b & exponent) == exponent;
+  }
+  if (special == 0) return counts;
+  for (size_t i = 0; i < n; ++i) {
+    Bits b;
+    std::memcpy(&b, data + i * sizeof(Bits), sizeof(Bits));
+    if ((b & exponent) != exponent) continue;
+    if ((b & mantissa) != 0) {
+      ++counts.nan;
+    } else if ((b & sign) != 0) {
+      ++counts.neginf;
+    } else {
+      ++counts.posinf;
+    }
+  }
+  return counts;
+}
+
+}  // namespace
+
 NonFiniteCounts CountNonFinite(const Tensor& t) {
   NonFiniteCounts counts;
+  if (t.dtype() == DType::kFloat32) {
+    return CountNonFiniteBits<uint32_t>(t.bytes(), 0x7f800000u, 0x007fffffu, 0x80000000u);
+  }
+  if (t.dtype() == DType::kFloat64) {
+    return CountNonFiniteBits<uint64_t>(t.bytes(), 0x7ff0000000000000ull, 0x000fffffffffffffull,
+                                        0x8000000000000000ull);
+  }
   if (!IsFloating(t.dtype()) && !IsComplex(t.dtype())) return counts;
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     const std::complex<double> z = t.ElementAsComplex(i);

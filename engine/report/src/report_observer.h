@@ -1,8 +1,8 @@
 // ReportObserver: `litmus run --report [FILE]` (docs/report.md "The HTML report"). A JobObserver
 // that rewrites the report (ReportGenerator) when the job's files were brought up to date, at most
-// every kInterval while rules run and always at the end. A report that cannot be written is logged
-// (once as an error, then at debug level) and tried again next time; the job's verdict never
-// changes. Thread-compatible: the runner's thread.
+// every kInterval (less often when making it takes long) while rules run and always at the end.
+// A report that cannot be written is logged (once as an error, then at debug level) and tried
+// again next time; the job's verdict never changes. Thread-compatible: the runner's thread.
 #pragma once
 
 #include <chrono>
@@ -29,7 +29,7 @@ class ReportObserver final : public JobObserver {
 
  private:
   ReportGenerator generator_;
-  std::chrono::steady_clock::time_point last_{};
+  std::chrono::steady_clock::time_point next_{};  // no earlier rewrite unless finished
   bool written_ = false;
   bool failed_ = false;
 };

@@ -104,6 +104,17 @@ TEST(CountNonFinite, FloatAndComplex) {
   EXPECT_EQ(f.neginf, 1);
   const NonFiniteCounts i = CountNonFinite(*MakeTensor<int32_t>(DType::kInt32, {2}, {1, 2}));
   EXPECT_EQ(i.nan + i.posinf + i.neginf, 0);
+  // float64 (a typed fast path like float32's), a negative NaN, the largest finite values, and
+  // a tensor without any non-finite value.
+  const double dnan = std::numeric_limits<double>::quiet_NaN(), dinf = std::numeric_limits<double>::infinity();
+  const NonFiniteCounts d = CountNonFinite(*MakeTensor<double>(
+      DType::kFloat64, {6}, {-dnan, dinf, -dinf, std::numeric_limits<double>::max(), -dinf, 0.0}));
+  EXPECT_EQ(d.nan, 1);
+  EXPECT_EQ(d.posinf, 1);
+  EXPECT_EQ(d.neginf, 2);
+  const NonFiniteCounts finite = CountNonFinite(*MakeTensor<float>(
+      DType::kFloat32, {3}, {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(), 0.0f}));
+  EXPECT_EQ(finite.nan + finite.posinf + finite.neginf, 0);
 }
 
 TEST(DescribeTensorValue, SmallInFullLargeAsStatistics) {
