@@ -53,11 +53,18 @@ void TensorBoardOutput::StepEvaluated(const std::string& rule, int64_t step, boo
                                       const SeriesStore& series, const std::vector<SeriesStore::NewPoint>& points) {
   if (!writer_) return;
   const double now = tensorboard::WallTimeNow();
-  writer_->AddScalar(step, ConditionMetTag(rule), condition_met ? 1.0f : 0.0f, now);
+  RuleTags& tags = tags_[rule];
+  if (tags.condition_met.empty()) tags.condition_met = ConditionMetTag(rule);
+  writer_->AddScalar(step, tags.condition_met, condition_met ? 1.0f : 0.0f, now);
   for (const SeriesStore::NewPoint& point : points) {
     if (point.series >= series.series().size()) continue;
-    const SeriesStore::Series& s = series.series()[point.series];
-    writer_->AddScalar(point.step, SeriesTag(rule, s.name, s.tensor), static_cast<float>(point.value), now);
+    // A series keeps its index in the store: its tag is made once (a rule may publish hundreds
+    // of points per step).
+    while (tags.series.size() <= point.series) {
+      const SeriesStore::Series& s = series.series()[tags.series.size()];
+      tags.series.push_back(SeriesTag(rule, s.name, s.tensor));
+    }
+    writer_->AddScalar(point.step, tags.series[point.series], static_cast<float>(point.value), now);
   }
 }
 

@@ -59,6 +59,11 @@ class TensorBoardOutput final : public JobObserver {
   TensorBoardOptions options_;
   std::unique_ptr<tensorboard::EventFileWriter> writer_;  // null once failed
   const Trial* trial_ = nullptr;                          // the runner's, for the losses
+  struct RuleTags {
+    std::string condition_met;
+    std::vector<std::string> series;  // by index in the rule's SeriesStore
+  };
+  std::map<std::string, RuleTags> tags_;                  // by rule
   std::map<std::string, int64_t> loss_written_;           // tensor -> last global step written
 };
 
