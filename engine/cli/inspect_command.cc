@@ -4,7 +4,10 @@
 // The JSON document and the values listing are written as they are produced, and each decoded
 // value leaves the trial's cache once written: memory does not grow with the trial's values.
 // `--json --no-values` reads a TrialOutline instead of a Trial (no record locations, steps as
-// runs): its memory does not grow with the trial's (step, tensor) records either.
+// runs): its memory does not grow with the trial's (step, tensor) records either. So does the
+// overview of a finished trial, which then reads the records an index folder at a time
+// (trial_folders.h). `--values` and `--json` with values still read a Trial (their output goes
+// tensor by tensor, the index files step by step).
 #include "inspect_command.h"
 
 #include <CLI/CLI.hpp>
@@ -16,6 +19,7 @@
 #include "litmus/aws/trial_env.h"
 #include "litmus/engine/trial.h"
 #include "litmus/engine/trial_document.h"
+#include "litmus/engine/trial_folders.h"
 #include "litmus/engine/trial_outline.h"
 #include "litmus/engine/trial_selection.h"
 #include "litmus/engine/trial_summary.h"
@@ -60,6 +64,39 @@ int WriteOutlineDocument(const TrialOutline& outline, TrialSelection selection) 
 
 bool NotATrial(const auto& trial) {
   return !trial.collections_ready() && trial.Steps(Mode::kGlobal, true).empty() && !trial.end_marker_seen();
+}
+
+// Every damaged record is listed (a trial damaged in one place is often damaged in more), up to
+// this many; then the count.
+constexpr size_t kListedDamage = 20;
+
+// Exit status after the overview's damage report (on stderr).
+int ReportDamage(const DamageReport& damage, const std::string& trial) {
+  if (damage.count == 0) return kExitOk;
+  std::cout.flush();
+  for (const Status& status : damage.listed) Fail(kExitBadInput, status.message());
+  const int64_t unlisted = damage.count - static_cast<int64_t>(damage.listed.size());
+  return Fail(kExitBadInput, std::to_string(damage.count) + " damaged record" + (damage.count == 1 ? "" : "s") +
+                                 " in trial " + trial +
+                                 (unlisted > 0 ? " (" + std::to_string(unlisted) + " more not listed)" : "") +
+                                 ": the training job's data is incomplete or corrupt");
+}
+
+// The overview of a finished trial from its outline, its records read an index folder at a time:
+// nullopt when that cannot give the Trial's output (an index file outside its step's folder),
+// then the caller reads a Trial.
+std::optional<int> WriteOutlineOverview(Env* env, const TrialOutline& outline, TrialSelection selection,
+                                        const TrialOptions& trial_options, const InspectOptions& options) {
+  StatusOr<SelectedOutline> selected = SelectedOutline::Resolve(outline, std::move(selection));
+  if (!selected.ok()) return Fail(kExitBadInput, selected.status().message());
+  StatusOr<RecordCheck> check =
+      CheckRecordsByFolder(env, *selected, trial_options, kListedDamage, /*check_records=*/!options.no_values);
+  if (!check.ok()) {
+    if (check.status().code() == StatusCode::kUnimplemented) return std::nullopt;
+    return Fail(kExitBadInput, check.status().message());
+  }
+  std::cout << BuildTrialSummary(*selected, check->looks);
+  return ReportDamage(check->damage, options.trial);
 }
 
 }  // namespace
@@ -119,15 +156,24 @@ int RunInspect(const InspectOptions& options) {
     return Fail(kExitBadInput, "not a trial: " + options.trial +
                                    " has no collections file and no index file (is this the trial folder?)");
   };
-  if (options.json && options.no_values) {
+  const bool overview = !options.json && !options.values;
+  if ((options.json && options.no_values) || overview) {
     // The outline describes the same catalog as the Trial, in memory independent of the number
-    // of records; a layout it does not represent (Unimplemented) falls back to the Trial.
+    // of records; a layout it does not represent (Unimplemented) falls back to the Trial. The
+    // overview reads the records of a finished trial an index folder at a time; a live one
+    // reads a Trial (it could change between the outline and the folders).
     auto outline = TrialOutline::Open(&env, options.trial, trial_options);
     if (outline.ok()) {
       if (NotATrial(**outline)) return not_a_trial();
-      return WriteOutlineDocument(**outline, std::move(*selection));
+      if (!overview) return WriteOutlineDocument(**outline, std::move(*selection));
+      if ((*outline)->end_marker_seen()) {
+        if (std::optional<int> status = WriteOutlineOverview(&env, **outline, *selection, trial_options, options)) {
+          return *status;
+        }
+      }
+    } else if (outline.status().code() != StatusCode::kUnimplemented) {
+      return Fail(kExitBadInput, outline.status().message());
     }
-    if (outline.status().code() != StatusCode::kUnimplemented) return Fail(kExitBadInput, outline.status().message());
   }
   auto opened = Trial::Open(&env, options.trial, trial_options);
   if (!opened.ok()) return Fail(kExitBadInput, opened.status().message());
@@ -150,21 +196,8 @@ int RunInspect(const InspectOptions& options) {
     return kExitOk;
   }
   std::cout << BuildTrialSummary(*selected);
-  if (!options.no_values) {
-    // Every damaged record is listed (a trial damaged in one place is often damaged in more).
-    constexpr size_t kListed = 20;
-    const DamageReport damage = FindDamagedRecords(*selected, kListed);
-    if (damage.count > 0) {
-      std::cout.flush();
-      for (const Status& status : damage.listed) Fail(kExitBadInput, status.message());
-      const int64_t unlisted = damage.count - static_cast<int64_t>(damage.listed.size());
-      return Fail(kExitBadInput, std::to_string(damage.count) + " damaged record" + (damage.count == 1 ? "" : "s") +
-                                     " in trial " + options.trial +
-                                     (unlisted > 0 ? " (" + std::to_string(unlisted) + " more not listed)" : "") +
-                                     ": the training job's data is incomplete or corrupt");
-    }
-  }
-  return kExitOk;
+  if (options.no_values) return kExitOk;
+  return ReportDamage(FindDamagedRecords(*selected, kListedDamage), options.trial);
 }
 
 }  // namespace litmus::cli

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "litmus/engine/trial_document.h"
+#include "litmus/engine/trial_outline.h"
 
 namespace litmus {
 namespace {
@@ -86,8 +87,31 @@ std::string CompactSteps(const std::vector<int64_t>& steps, size_t max_runs) {
   return out + " (" + std::to_string(runs.size()) + " ranges)";
 }
 
-std::string BuildTrialSummary(const SelectedTrial& selected) {
-  const Trial& trial = selected.trial();
+namespace {
+
+// Complete mode steps of `mode` and the global step of each (Trial::GlobalStep of each).
+std::pair<std::vector<int64_t>, std::vector<int64_t>> CompleteModeSteps(const Trial& trial, Mode mode) {
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> out;
+  out.first = trial.Steps(mode);
+  for (int64_t s : out.first) {
+    if (auto g = mode == Mode::kGlobal ? std::optional<int64_t>(s) : trial.GlobalStep(mode, s)) out.second.push_back(*g);
+  }
+  return out;
+}
+// The same from an outline's owners in one pass (its GlobalStep costs O(steps) a call).
+std::pair<std::vector<int64_t>, std::vector<int64_t>> CompleteModeSteps(const TrialOutline& outline, Mode mode) {
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> out;
+  for (const auto& [mode_step, g] : outline.ModeStepOwners(mode)) {
+    if (!outline.IsStepComplete(g)) continue;
+    out.first.push_back(mode_step);
+    out.second.push_back(g);
+  }
+  return out;
+}
+
+template <typename T, typename Look>
+std::string Summary(const BasicSelectedTrial<T>& selected, Look&& look) {
+  const T& trial = selected.trial();
   std::ostringstream out;
   out << "trial: " << trial.root() << "\n";
   if (!trial.collections_ready()) {
@@ -119,13 +143,7 @@ std::string BuildTrialSummary(const SelectedTrial& selected) {
   out << "modes:\n";
   for (Mode mode : {Mode::kTrain, Mode::kEval, Mode::kPredict, Mode::kGlobal}) {
     if (mode != Mode::kGlobal && !trial.HasMode(mode)) continue;
-    const std::vector<int64_t> mode_steps = trial.Steps(mode);
-    std::vector<int64_t> global;
-    for (int64_t s : mode_steps) {
-      if (auto g = mode == Mode::kGlobal ? std::optional<int64_t>(s) : trial.GlobalStep(mode, s)) {
-        global.push_back(*g);
-      }
-    }
+    auto [mode_steps, global] = CompleteModeSteps(trial, mode);
     if (mode == Mode::kGlobal) {
       // Steps saved in GLOBAL mode itself (FileWriter without a hook); rarely any.
       std::vector<int64_t> own;
@@ -167,20 +185,10 @@ std::string BuildTrialSummary(const SelectedTrial& selected) {
   out << "  " << std::string("NAME") << std::string(width - 4 + 2, ' ') << "DTYPE       SHAPE           STEPS  COLLECTIONS\n";
   for (const auto& name : names) {
     const std::vector<int64_t> steps = selected.FilterSteps(trial.TensorSteps(name, true));
-    std::string dtype = "?", shape = "?";
-    if (!steps.empty()) {
-      auto value = trial.Value(name, steps.back());
-      trial.Release({{name, steps.back()}});  // (the TensorPtr keeps it alive for this line)
-      if (value.ok()) {
-        const Tensor& t = **value;
-        dtype = t.is_string() ? "str" : std::string(DTypeName(t.dtype()));
-        shape = ShapeText(t.shape());
-      } else {
-        dtype = "<" + ErrorClassName(value.status()) + ">";
-        auto s = trial.Shape(name, steps.back());
-        if (s.ok()) shape = ShapeText(*s);
-      }
-    }
+    TensorLook seen;
+    if (!steps.empty()) seen = look(name, steps.back());
+    const std::string& dtype = seen.dtype;
+    const std::string& shape = seen.shape;
     std::string line = "  " + name + std::string(width - name.size() + 2, ' ');
     line += dtype + std::string(dtype.size() < 12 ? 12 - dtype.size() : 1, ' ');
     line += shape + std::string(shape.size() < 16 ? 16 - shape.size() : 1, ' ');
@@ -190,6 +198,39 @@ std::string BuildTrialSummary(const SelectedTrial& selected) {
     out << line << "\n";
   }
   return out.str();
+}
+
+}  // namespace
+
+TensorLook LookAtTensor(const Trial& trial, const std::string& name, int64_t step) {
+  TensorLook out;
+  auto value = trial.Value(name, step);
+  trial.Release({{name, step}});  // (the TensorPtr keeps it alive for this line)
+  if (value.ok()) {
+    const Tensor& t = **value;
+    out.dtype = t.is_string() ? "str" : std::string(DTypeName(t.dtype()));
+    out.shape = ShapeText(t.shape());
+  } else {
+    out.dtype = ErrorClassName(value.status());
+    out.dtype.insert(out.dtype.begin(), '<');  // ("<" + name + ">" trips GCC 12's -Wrestrict here)
+    out.dtype.push_back('>');
+    auto s = trial.Shape(name, step);
+    if (s.ok()) out.shape = ShapeText(*s);
+  }
+  return out;
+}
+
+std::string BuildTrialSummary(const SelectedTrial& selected) {
+  return Summary(selected, [&](const std::string& name, int64_t step) {
+    return LookAtTensor(selected.trial(), name, step);
+  });
+}
+
+std::string BuildTrialSummary(const SelectedOutline& selected, const std::map<std::string, TensorLook>& looks) {
+  return Summary(selected, [&](const std::string& name, int64_t) {
+    const auto it = looks.find(name);
+    return it == looks.end() ? TensorLook{} : it->second;
+  });
 }
 
 }  // namespace litmus

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,18 @@
 namespace litmus {
 
 std::string BuildTrialSummary(const SelectedTrial& selected);
+
+// A tensor's DTYPE and SHAPE columns: its value at one step (the last selected one), or the
+// read's error class ("<DataLoss>") and the shape from the index if any; "?" for what is unknown.
+struct TensorLook {
+  std::string dtype = "?";
+  std::string shape = "?";
+};
+// Reads `name` at global `step` of `trial` (default worker) and releases it from the cache.
+TensorLook LookAtTensor(const Trial& trial, const std::string& name, int64_t step);
+// The same summary of an outline's selection, the columns of each tensor from `looks` (taken
+// with LookAtTensor at its last selected step, e.g. by CheckRecordsByFolder; "?" if absent).
+std::string BuildTrialSummary(const SelectedOutline& selected, const std::map<std::string, TensorLook>& looks);
 inline std::string BuildTrialSummary(const Trial& trial) { return BuildTrialSummary(SelectedTrial::All(trial)); }
 
 // A sorted step list as arithmetic runs: "0-13" (consecutive), "0-11998 every 2", "5" (single),
