@@ -203,6 +203,10 @@ StatusOr<std::unique_ptr<TrialOutline>> TrialOutline::Open(Env* env, std::string
         if (folder_exists) {
           const Status s = env->ListFiles(Env::JoinPath(index_dir, name), "", &files);
           if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
+        }
+        // An empty folder ends the paging like a missing one (an object store answers "is a
+        // directory" for any prefix: paging on would list empty folders without end).
+        if (!files.empty()) {
           prefix = name + "/";
           ++folder;
         } else {
