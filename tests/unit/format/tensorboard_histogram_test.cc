@@ -93,9 +93,19 @@ TEST(TensorBoardHistogram, BucketsMatchALinearScan) {
     b.Add(v);
     ++expected[ReferenceBucket(v)];
   }
+  // Every edge itself and the doubles just below and above it (the bucket lookup starts from a
+  // per-exponent guess and corrects it: the boundaries are where it could go wrong).
+  int64_t added = 3000;
+  for (double edge : DefaultBucketEdges()) {
+    for (double v : {edge, std::nextafter(edge, -1e300), std::nextafter(edge, 1e300)}) {
+      b.Add(v);
+      ++expected[ReferenceBucket(v)];
+      ++added;
+    }
+  }
   const Histogram h = b.Build();
-  EXPECT_EQ(h.num, 3000);
-  EXPECT_EQ(Total(h), 3000);
+  EXPECT_EQ(h.num, static_cast<double>(added));
+  EXPECT_EQ(Total(h), static_cast<double>(added));
   // Rebuild the full bucket array from the trimmed layout: limit e[k+1] is bucket k.
   const std::span<const double> e = DefaultBucketEdges();
   std::vector<double> got(expected.size(), 0);
@@ -119,9 +129,25 @@ TEST(TensorBoardHistogram, FirstBucketNeedsAnEmptyOneBeforeIt) {
   EXPECT_EQ(h.bucket[1], 1);
   EXPECT_EQ(h.bucket_limit.back(), e.back());
   EXPECT_EQ(h.bucket.back(), 1);
-  EXPECT_EQ(h.bucket.size(), e.size());  // every bucket, plus the empty one
+  // The 1546 empty buckets in between are one, known by its right limit.
+  ASSERT_EQ(h.bucket.size(), 4u);
+  EXPECT_EQ(h.bucket[2], 0);
+  EXPECT_EQ(h.bucket_limit[2], e[e.size() - 2]);
   EXPECT_EQ(h.min, -1e25);
   EXPECT_EQ(h.max, 1e25);
+}
+
+TEST(TensorBoardHistogram, RunsOfEmptyBucketsAreMerged) {
+  HistogramBuilder b;
+  for (double v : {1e-10, 1e-10, 1.0, 1.0000001, 2.0}) b.Add(v);
+  const Histogram h = b.Build();
+  const std::span<const double> e = DefaultBucketEdges();
+  const size_t tiny = ReferenceBucket(1e-10), one = ReferenceBucket(1.0), two = ReferenceBucket(2.0);
+  // empty | 1e-10 x2 | empty run up to 1.0's bucket | 1.0 x2 | empty run | 2.0
+  EXPECT_THAT(h.bucket, ElementsAre(0, 2, 0, 2, 0, 1));
+  EXPECT_THAT(h.bucket_limit, ElementsAre(e[tiny], e[tiny + 1], e[one], e[one + 1], e[two], e[two + 1]));
+  // Never two empty buckets in a row.
+  for (size_t i = 1; i < h.bucket.size(); ++i) EXPECT_FALSE(h.bucket[i] == 0 && h.bucket[i - 1] == 0) << i;
 }
 
 TEST(TensorBoardHistogram, NonFiniteValuesAreLeftOut) {

@@ -96,7 +96,7 @@ struct WriterOptions {
   //    metrics, ...), and scalar "scalar/<name>" of each SaveScalar.
   // Tags go through TensorFlow's clean_tag. Open() creates the folder and, unless
   // overwrite_existing, refuses one already holding this worker's files. A failed TensorBoard
-  // write is logged and stops the export; the trial is unaffected. docs/report.md "TensorBoard".
+  // write is logged and stops the export; the trial is unaffected. docs/report.md, "From the writer".
   bool export_tensorboard = false;
   std::string tensorboard_dir;
 

@@ -1,7 +1,8 @@
 // TensorBoard histograms (HistogramProto) built the way smdebug's hook builds them: TensorFlow's
 // default bucket edges, counts trimmed to the buckets that hold values plus one empty bucket on
-// the left, each bucket known by its right limit. Conventions and the deliberate differences from
-// smdebug (non-finite values, values beyond the outermost edges): docs/report.md "TensorBoard".
+// the left, each bucket known by its right limit; runs of empty buckets merged as TensorFlow
+// merges them. Conventions and the deliberate differences from smdebug (non-finite values,
+// values beyond the outermost edges, merged empty runs): docs/report.md "From the writer".
 // Pure functions and a value-type builder; thread-compatible.
 #pragma once
 
@@ -42,7 +43,9 @@ class HistogramBuilder {
 
   // REQUIRES: num() > 0. min/max/num/sum/sum_squares of the added finite values; buckets from
   // the one before the first non-empty bucket (count 0, its right limit the left edge of the
-  // first non-empty one) to the last non-empty one, as smdebug's _make_histogram trims them.
+  // first non-empty one) to the last non-empty one, as smdebug's _make_histogram trims them,
+  // with each run of empty buckets in between merged into one, as TensorFlow's
+  // Histogram::EncodeToProto merges them.
   Histogram Build() const;
 
  private:
