@@ -3,6 +3,8 @@
 // (MLP_fc1.weight, gradient/MLP_fc1.weight, MSELoss_output_0). Scenarios make the training
 // healthy, exploding (NaN/inf), vanishing (tiny gradients) or flat (loss does not decrease).
 // With --workers N, N threads write N workers' files, as the ranks of a distributed job would.
+// With --tensorboard the writer also exports TensorBoard summaries (loss scalars, histograms of
+// weights, biases and gradients) to OUT_DIR/tensorboard or --tensorboard-dir.
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -49,6 +51,8 @@ struct Config {
   int eval_every = 10;   // an EVAL phase after every this many TRAIN steps (0 = never)
   int eval_steps = 2;    // EVAL steps per phase
   unsigned seed = 1;
+  bool tensorboard = false;
+  std::string tensorboard_dir;  // "" = OUT_DIR/tensorboard
 };
 
 // The synthetic task: y = tanh(a.x) + 0.5 b.x + noise, with a and b fixed by the seed.
@@ -118,6 +122,8 @@ WorkerResult RunWorker(const Config& config, int rank) {
   options.worker = "worker_" + std::to_string(rank);
   options.num_workers = config.workers;
   options.save_config = litmus::writer::SaveConfig::Every(1);  // the PyTorch default collections
+  options.export_tensorboard = config.tensorboard;
+  options.tensorboard_dir = config.tensorboard_dir;
   auto opened = litmus::writer::Writer::Open(config.out_dir, options);
   if (!opened.ok()) {
     result.status = opened.status();
@@ -194,6 +200,11 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--eval-steps", config.eval_steps, "EVAL steps per phase")->check(CLI::Range(1, 1000));
   app.add_option("--seed", config.seed, "Random seed");
+  app.add_flag("--tensorboard", config.tensorboard,
+               "Also export TensorBoard summaries (per mode: loss scalars; histograms of weights, biases "
+               "and gradients) to OUT_DIR/tensorboard");
+  app.add_option("--tensorboard-dir", config.tensorboard_dir,
+                 "Export TensorBoard summaries to this folder instead (implies --tensorboard)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -228,5 +239,9 @@ int main(int argc, char** argv) {
   std::cout << "wrote " << results[0].global_steps << " steps x " << config.workers
             << " worker(s) of scenario " << config.scenario << " to " << config.out_dir
             << " (last TRAIN loss " << results[0].last_train_loss << ")\n";
+  if (config.tensorboard || !config.tensorboard_dir.empty()) {
+    std::cout << "TensorBoard summaries: tensorboard --logdir "
+              << (config.tensorboard_dir.empty() ? config.out_dir + "/tensorboard" : config.tensorboard_dir) << "\n";
+  }
   return 0;
 }

@@ -22,6 +22,7 @@
 #include "litmus/format/index_model.h"
 #include "litmus/format/trial_layout.h"
 #include "tensor_stats.h"
+#include "tensorboard_export.h"
 
 namespace litmus::writer {
 
@@ -131,6 +132,10 @@ struct Writer::Impl {
   IndexFile index;
   Status step_error;      // non-OK once the open step was abandoned
 
+  // TensorBoard summaries; nullptr unless exported (WriterOptions::export_tensorboard).
+  std::unique_ptr<internal::TensorBoardExport> tensorboard;
+  std::string tensorboard_dir;
+
   bool collections_written = false;
   // A collection's tensor_names grew after the collections file was written (a tensor first
   // seen after the first step); Close() then writes the file again.
@@ -216,6 +221,7 @@ struct Writer::Impl {
   // Abandons the open step after an error: removes its files, keeps `error` for later calls.
   Status Abandon(Status error) {
     sink.Discard();
+    if (tensorboard) tensorboard->DiscardStep();
     if (!event_rel.empty()) {
       (void)env->RemoveFile(Path(event_rel) + std::string(layout::kTmpSuffix));
     }
@@ -315,7 +321,30 @@ struct Writer::Impl {
                                           std::as_bytes(std::span(&value, 1)), {}));
     }
     if (save_raw) LITMUS_RETURN_IF_ERROR(AppendRecord(name, dtype, shape, data, strings));
+    if (tensorboard && tensorboard->active()) AddSummaries(name, info, dtype, count, data);
     return OkStatus();
+  }
+
+  // smdebug's _write_histogram_summary and _write_scalar_summary: a histogram for the first due
+  // collection with save_histogram (never a scalar collection), a scalar for a single-element
+  // tensor of a due scalar collection; both at the global step.
+  void AddSummaries(std::string_view name, const TensorInfo& info, DType dtype, int64_t count,
+                    std::span<const std::byte> data) {
+    for (size_t i : info.collections) {
+      const CollectionState& c = collections[i];
+      if (!due[i] || c.scalar || !c.config.save_histogram) continue;
+      tensorboard->AddHistogram(step, c.config.name + "/" + std::string(name), dtype, data, count, clock());
+      break;
+    }
+    for (size_t i : info.collections) {
+      if (!due[i] || !collections[i].scalar) continue;
+      if (count == 1) {
+        std::optional<double> value;
+        (void)internal::ForEachReal(dtype, data, 1, [&value](double v) { value = v; });
+        if (value.has_value()) tensorboard->AddScalar(step, name, *value, clock());
+      }
+      break;
+    }
   }
 
   Status WriteFileAtomically(const std::string& relative, std::string_view content) {
@@ -389,6 +418,7 @@ struct Writer::Impl {
       return error;
     }
     if (index.tensor_payload.empty() && index.shape_payload.empty()) {
+      if (tensorboard) tensorboard->EndStep(mode, step);
       ResetStep();
       return OkStatus();
     }
@@ -425,6 +455,11 @@ struct Writer::Impl {
       sink.Discard();
       if (!event_final.empty()) (void)env->RemoveFile(event_final);
       status = status.WithContext("publishing " + Where());
+    }
+    if (tensorboard) {
+      // After the trial's files: TensorBoard shows only steps the trial holds.
+      if (status.ok()) tensorboard->EndStep(mode, step);
+      else tensorboard->DiscardStep();
     }
     ResetStep();
     return status;
@@ -556,6 +591,16 @@ StatusOr<std::unique_ptr<Writer>> Writer::Open(std::string out_dir, WriterOption
       if (has_marker) LITMUS_RETURN_IF_ERROR(env->RemoveFile(marker));
     }
   }
+  // The TensorBoard folder is checked (and created) before the output folder is, so that a
+  // refused Open creates nothing.
+  if (options.export_tensorboard || !options.tensorboard_dir.empty()) {
+    std::string dir = options.tensorboard_dir.empty() ? impl->Path("tensorboard") : options.tensorboard_dir;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    LITMUS_ASSIGN_OR_RETURN(impl->tensorboard,
+                            internal::TensorBoardExport::Open(env, dir, options.worker,
+                                                              options.overwrite_existing, impl->log));
+    impl->tensorboard_dir = std::move(dir);
+  }
   LITMUS_RETURN_IF_ERROR(env->CreateDirs(out_dir).WithContext("creating the output folder"));
   return std::unique_ptr<Writer>(new Writer(std::move(impl)));
 }
@@ -683,7 +728,10 @@ Status Writer::SaveScalar(std::string_view name, double value) {
   }
   info.saved_at_step = w.step;
   const std::array<int64_t, 1> shape = {1};
-  return w.AppendRecord(full, DType::kFloat64, shape, std::as_bytes(std::span(&value, 1)), {});
+  LITMUS_RETURN_IF_ERROR(w.AppendRecord(full, DType::kFloat64, shape, std::as_bytes(std::span(&value, 1)), {}));
+  // smdebug's save_scalar also writes a TensorBoard scalar (write_tb), at the global step.
+  if (w.tensorboard) w.tensorboard->AddScalar(w.step, full, value, w.clock());
+  return OkStatus();
 }
 
 Status Writer::Close() {
@@ -719,6 +767,7 @@ Status Writer::Close() {
 }
 
 const std::string& Writer::out_dir() const { return impl_->out_dir; }
+const std::string& Writer::tensorboard_dir() const { return impl_->tensorboard_dir; }
 const std::string& Writer::worker() const { return impl_->options.worker; }
 bool Writer::closed() const { return impl_->closed; }
 bool Writer::in_step() const { return impl_->in_step; }

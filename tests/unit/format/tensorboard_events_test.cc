@@ -2,6 +2,7 @@
 // generated protos, file naming, the file_version record and Flush/clash behaviour of the writer.
 #include "litmus/format/tensorboard_events.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,6 +76,66 @@ TEST(TensorBoardEvents, Text) {
   EXPECT_EQ(v.tensor().tensor_shape().dim_size(), 0);
   ASSERT_EQ(v.tensor().string_val_size(), 1);
   EXPECT_EQ(v.tensor().string_val(0), "step 9: *fired*");
+}
+
+TEST(TensorBoardEvents, Histogram) {
+  Histogram h;
+  h.min = -1.5;
+  h.max = 2.25;
+  h.num = 3;
+  h.sum = 0.75;
+  h.sum_squares = 7.3125;
+  h.bucket_limit = {-1.6, 0.0, 2.3};
+  h.bucket = {0, 1, 2};
+  const format::proto::Event e = Parse(EncodeHistogramEvent(3.5, 12, "weights/fc1.weight", h));
+  EXPECT_EQ(e.wall_time(), 3.5);
+  EXPECT_EQ(e.step(), 12);
+  ASSERT_EQ(e.summary().value_size(), 1);
+  const auto& v = e.summary().value(0);
+  EXPECT_EQ(v.tag(), "weights/fc1.weight");
+  ASSERT_TRUE(v.has_histo());
+  EXPECT_FALSE(v.has_metadata());
+  EXPECT_EQ(v.histo().min(), -1.5);
+  EXPECT_EQ(v.histo().max(), 2.25);
+  EXPECT_EQ(v.histo().num(), 3);
+  EXPECT_EQ(v.histo().sum(), 0.75);
+  EXPECT_EQ(v.histo().sum_squares(), 7.3125);
+  EXPECT_THAT(v.histo().bucket_limit(), ::testing::ElementsAre(-1.6, 0.0, 2.3));
+  EXPECT_THAT(v.histo().bucket(), ::testing::ElementsAre(0, 1, 2));
+}
+
+TEST(TensorBoardEvents, CleanTagIsTensorFlowsCleanTag) {
+  EXPECT_EQ(CleanTag("weights/MLP_fc1.weight"), "weights/MLP_fc1.weight");
+  EXPECT_EQ(CleanTag("dense/kernel:0"), "dense/kernel_0");
+  EXPECT_EQ(CleanTag("//a b/c-d"), "a_b/c-d");
+  EXPECT_EQ(CleanTag("x(1)[2]%"), "x_1__2__");
+  EXPECT_EQ(CleanTag("\xc3\xa9t\xc3\xa9"), "\xc3\xa9t\xc3\xa9");  // UTF-8 letters stay
+  EXPECT_EQ(CleanTag("///"), "");
+}
+
+TEST(TensorBoardEvents, CreateAtWritesTheFileWholeAtTheFirstFlush) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "000000000007_worker_0.tfevents").string();
+  auto writer = EventFileWriter::CreateAt(Env::Default(), path);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  EXPECT_EQ((*writer)->path(), path);
+  EXPECT_EQ(testing::ReadWholeFile(path), "");  // file_version is buffered too
+  Histogram h;
+  h.num = 1;
+  h.bucket_limit = {0.0, 1e-12};
+  h.bucket = {0, 1};
+  (*writer)->AddHistogram(7, "h", h, 1.0);
+  (*writer)->AddScalar(7, "s", 2.0f, 1.0);
+  ASSERT_TRUE((*writer)->Close().ok());
+  const auto records = Records(testing::ReadWholeFile(path));
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].file_version(), "brain.Event:2");
+  EXPECT_EQ(records[1].summary().value(0).histo().num(), 1);
+  EXPECT_EQ(records[2].summary().value(0).simple_value(), 2.0f);
+  // A folder that does not exist is the Env's error, naming the path.
+  auto missing = EventFileWriter::CreateAt(Env::Default(), (dir.path() / "no" / "f.tfevents").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no/f.tfevents"), std::string::npos) << missing.status().message();
 }
 
 TEST(TensorBoardEvents, WriterFlushesWholeRecordsAndNeverReusesAFile) {

@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
+#include <vector>
 
 #include "litmus/format/tfrecord.h"
 
@@ -24,10 +25,12 @@ constexpr uint32_t kFixed32 = 5;
 // Field numbers (TensorFlow's; proto/event.proto, summary.proto, tensor.proto).
 constexpr uint32_t kEventWallTime = 1, kEventStep = 2, kEventFileVersion = 3, kEventSummary = 5;
 constexpr uint32_t kSummaryValue = 1;
-constexpr uint32_t kValueTag = 1, kValueSimpleValue = 2, kValueTensor = 8, kValueMetadata = 9;
+constexpr uint32_t kValueTag = 1, kValueSimpleValue = 2, kValueHisto = 5, kValueTensor = 8, kValueMetadata = 9;
 constexpr uint32_t kMetadataPluginData = 1, kPluginDataPluginName = 1;
 constexpr uint32_t kTensorDtype = 1, kTensorShape = 2, kTensorStringVal = 8;
 constexpr uint64_t kDtString = 7;  // types.proto DT_STRING
+constexpr uint32_t kHistoMin = 1, kHistoMax = 2, kHistoNum = 3, kHistoSum = 4, kHistoSumSquares = 5,
+                   kHistoBucketLimit = 6, kHistoBucket = 7;
 
 void PutVarint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -44,6 +47,18 @@ void PutBytes(std::string& out, uint32_t field, std::string_view bytes) {
   PutKey(out, field, kLengthDelimited);
   PutVarint(out, bytes.size());
   out.append(bytes);
+}
+
+void PutDouble(std::string& out, uint32_t field, double value) {
+  PutKey(out, field, kFixed64);
+  PutFixed(out, std::bit_cast<uint64_t>(value), 8);
+}
+// A packed repeated double (proto3's default encoding for it): one length-delimited field.
+void PutPackedDoubles(std::string& out, uint32_t field, const std::vector<double>& values) {
+  std::string packed;
+  packed.reserve(8 * values.size());
+  for (double v : values) PutFixed(packed, std::bit_cast<uint64_t>(v), 8);
+  PutBytes(out, field, packed);
 }
 
 // Event{wall_time, step (omitted when 0, as proto3 does)} + the rest.
@@ -77,6 +92,19 @@ std::string EventFileName(int64_t unix_seconds, std::string_view hostname, std::
   name += hostname;
   name += suffix;
   return name;
+}
+
+std::string CleanTag(std::string_view tag) {
+  std::string out;
+  out.reserve(tag.size());
+  for (char c : tag) {
+    const auto u = static_cast<unsigned char>(c);
+    const bool keep = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+                      c == '_' || c == '-' || c == '/' || c == '.' || u >= 0x80;
+    out.push_back(keep ? c : '_');
+  }
+  const size_t start = out.find_first_not_of('/');
+  return start == std::string::npos ? std::string() : out.substr(start);
 }
 
 std::string HostName() {
@@ -120,6 +148,28 @@ std::string EncodeTextEvent(double wall_time, int64_t step, std::string_view tag
   return WithSummaryValue(EventHead(wall_time, step), v);
 }
 
+std::string EncodeHistogramEvent(double wall_time, int64_t step, std::string_view tag, const Histogram& histogram) {
+  std::string histo;
+  PutDouble(histo, kHistoMin, histogram.min);
+  PutDouble(histo, kHistoMax, histogram.max);
+  PutDouble(histo, kHistoNum, histogram.num);
+  PutDouble(histo, kHistoSum, histogram.sum);
+  PutDouble(histo, kHistoSumSquares, histogram.sum_squares);
+  PutPackedDoubles(histo, kHistoBucketLimit, histogram.bucket_limit);
+  PutPackedDoubles(histo, kHistoBucket, histogram.bucket);
+  std::string v;
+  PutBytes(v, kValueTag, tag);
+  PutBytes(v, kValueHisto, histo);
+  return WithSummaryValue(EventHead(wall_time, step), v);
+}
+
+StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::CreateAt(Env* env, const std::string& path) {
+  LITMUS_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, env->NewWritableFile(path));
+  std::unique_ptr<EventFileWriter> writer(new EventFileWriter(path, std::move(file)));
+  writer->AddRecord(EncodeFileVersionEvent(WallTimeNow()));
+  return writer;
+}
+
 StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Create(Env* env, const std::string& dir,
                                                                     std::string_view suffix) {
   LITMUS_RETURN_IF_ERROR(env->CreateDirs(dir));  // (Env errors name the path)
@@ -161,6 +211,11 @@ void EventFileWriter::AddScalar(int64_t step, std::string_view tag, float value,
 
 void EventFileWriter::AddText(int64_t step, std::string_view tag, std::string_view text, double wall_time) {
   AddRecord(EncodeTextEvent(wall_time != 0 ? wall_time : WallTimeNow(), step, tag, text));
+}
+
+void EventFileWriter::AddHistogram(int64_t step, std::string_view tag, const Histogram& histogram,
+                                   double wall_time) {
+  AddRecord(EncodeHistogramEvent(wall_time != 0 ? wall_time : WallTimeNow(), step, tag, histogram));
 }
 
 Status EventFileWriter::Flush() {

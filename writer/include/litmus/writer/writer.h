@@ -84,6 +84,22 @@ struct WriterOptions {
   // so value() would fail (docs/trial-format.md §4.3). The raw record carries the shape anyway.
   bool write_shape_with_raw_tensor = false;
 
+  // TensorBoard summaries, as smdebug's hook arguments export_tensorboard and tensorboard_dir:
+  // exported when export_tensorboard is set or tensorboard_dir is not empty (smdebug too exports
+  // whenever a tensorboard_dir is given); tensorboard_dir "" means <out_dir>/tensorboard. Each
+  // saved step of mode M writes <tensorboard_dir>/<M>/<S12>_<worker>.tfevents (M = TRAIN, EVAL,
+  // PREDICT or GLOBAL: one TensorBoard run per mode), all records at the global step:
+  //  - histogram "<collection>/<tensor>" of each saved numeric tensor (not bool or complex) of a
+  //    due collection with save_histogram (the first such one in `collections`; scalar
+  //    collections never), over its finite elements;
+  //  - scalar "<tensor>" of each single-element tensor of a due scalar collection (losses,
+  //    metrics, ...), and scalar "scalar/<name>" of each SaveScalar.
+  // Tags go through TensorFlow's clean_tag. Open() creates the folder and, unless
+  // overwrite_existing, refuses one already holding this worker's files. A failed TensorBoard
+  // write is logged and stops the export; the trial is unaffected. docs/report.md, "From the writer".
+  bool export_tensorboard = false;
+  std::string tensorboard_dir;
+
   // Records smaller than this are copied into one buffer and written together (one Append per
   // buffer); larger tensor contents are written straight from the caller's memory.
   size_t write_buffer_bytes = size_t{1} << 20;
@@ -195,6 +211,8 @@ class Writer {
   Status Close();
 
   const std::string& out_dir() const;
+  // The folder TensorBoard summaries go to; empty when they are not exported.
+  const std::string& tensorboard_dir() const;
   const std::string& worker() const;
   bool closed() const;
   bool in_step() const;

@@ -1,8 +1,9 @@
 // TensorBoard event files: naming (events.out.tfevents.<seconds>.<host><suffix>), the
-// `file_version: "brain.Event:2"` first record, scalar (Summary.Value.simple_value) and text
-// (plugin "text", a DT_STRING scalar tensor) summaries, each Event framed as a TFRecord with a
-// real masked CRC-32C footer, as TensorBoard checks it. Field use and conventions: docs/report.md
-// "TensorBoard". Encoders are pure functions; an EventFileWriter is thread-compatible.
+// `file_version: "brain.Event:2"` first record, scalar (Summary.Value.simple_value), text
+// (plugin "text", a DT_STRING scalar tensor) and histogram (Summary.Value.histo) summaries, each
+// Event framed as a TFRecord with a real masked CRC-32C footer, as TensorBoard checks it. Field
+// use and conventions: docs/report.md "TensorBoard". Encoders are pure functions; an
+// EventFileWriter is thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <string_view>
 
 #include "litmus/format/env.h"
+#include "litmus/format/tensorboard_histogram.h"
 #include "litmus/status.h"
 
 namespace litmus::tensorboard {
@@ -23,6 +25,10 @@ inline constexpr std::string_view kTextPluginName = "text";
 
 // "events.out.tfevents.<unix_seconds, at least 10 digits>.<hostname><suffix>".
 std::string EventFileName(int64_t unix_seconds, std::string_view hostname, std::string_view suffix);
+// TensorFlow's clean_tag, as smdebug applies it to every summary tag: each character other than
+// [-/A-Za-z0-9_.] becomes '_' (bytes >= 0x80 are kept: Python's \w matches non-ASCII letters),
+// then leading '/' are removed ("dense/kernel:0" -> "dense/kernel_0").
+std::string CleanTag(std::string_view tag);
 // gethostname(), or "localhost" when it fails.
 std::string HostName();
 // Seconds since the epoch, with sub-second precision (Event.wall_time).
@@ -35,6 +41,9 @@ std::string EncodeScalarEvent(double wall_time, int64_t step, std::string_view t
 // Event{wall_time, step, summary{value{tag, metadata{plugin_data{plugin_name: "text"}},
 // tensor{dtype: DT_STRING, tensor_shape: {} (a scalar), string_val: [text]}}}}.
 std::string EncodeTextEvent(double wall_time, int64_t step, std::string_view tag, std::string_view text);
+// Event{wall_time, step, summary{value{tag, histo{min, max, num, sum, sum_squares,
+// bucket_limit, bucket}}}} (TensorFlow 1's tf.summary.histogram).
+std::string EncodeHistogramEvent(double wall_time, int64_t step, std::string_view tag, const Histogram& histogram);
 
 // Appends events to one new event file. Records are buffered until Flush, which writes them
 // with one append (a live TensorBoard sees whole records only). Thread-compatible.
@@ -44,11 +53,16 @@ class EventFileWriter {
   // an existing one: on a name clash ".<n>" goes before the suffix), holding the file_version
   // record. Errors are the Env's (they name the folder or file). `env` is not owned and must outlive the writer.
   static StatusOr<std::unique_ptr<EventFileWriter>> Create(Env* env, const std::string& dir, std::string_view suffix);
+  // Creates (or truncates) the file `path` under a name the caller chose; its folder must exist.
+  // The file_version record is buffered with the others, so the first Flush writes the file
+  // whole. Errors are the Env's. `env` is not owned and must outlive the writer.
+  static StatusOr<std::unique_ptr<EventFileWriter>> CreateAt(Env* env, const std::string& path);
   ~EventFileWriter();  // closes (without a final Flush: call Flush or Close first)
 
   // Buffered; written at the next Flush. `wall_time` 0 means now.
   void AddScalar(int64_t step, std::string_view tag, float value, double wall_time = 0);
   void AddText(int64_t step, std::string_view tag, std::string_view text, double wall_time = 0);
+  void AddHistogram(int64_t step, std::string_view tag, const Histogram& histogram, double wall_time = 0);
   // Appends what is buffered (dropped on failure: never written twice). Errors name the file.
   Status Flush();
   // Flushes and closes; idempotent.
