@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "litmus/format/forwarding_env.h"
 #include "litmus/format/trial_layout.h"
 
 namespace litmus {
@@ -16,22 +17,13 @@ namespace {
 // `base` with the index folder (root/index) reduced to its subfolder `folder` (e.g. "000000003"):
 // ListFiles of root/index lists only root/index/<folder>, its paths prefixed "<folder>/" as a
 // listing of the whole index would give them. Everything else goes to `base` unchanged.
-class FolderEnv : public Env {
+class FolderEnv : public ForwardingEnv {
  public:
   FolderEnv(Env* base, std::string index_dir, std::string folder)
-      : base_(base), index_dir_(std::move(index_dir)), folder_(std::move(folder)) {}
+      : ForwardingEnv(base), index_dir_(std::move(index_dir)), folder_(std::move(folder)) {}
 
-  StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
-    return base_->NewRandomAccessFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
-    return base_->NewWritableFile(path);
-  }
-  StatusOr<std::unique_ptr<WritableFile>> NewExclusiveFile(const std::string& path) override {
-    return base_->NewExclusiveFile(path);
-  }
   Status ListFiles(const std::string& dir, std::string_view start_after, std::vector<FileEntry>* out) override {
-    if (dir != index_dir_) return base_->ListFiles(dir, start_after, out);
+    if (dir != index_dir_) return base()->ListFiles(dir, start_after, out);
     const std::string prefix = folder_ + "/";
     std::string_view after;  // within the folder
     if (start_after.starts_with(prefix)) {
@@ -40,18 +32,12 @@ class FolderEnv : public Env {
       return OkStatus();  // the cursor is past the whole folder
     }
     const size_t first = out->size();
-    LITMUS_RETURN_IF_ERROR(base_->ListFiles(Env::JoinPath(index_dir_, folder_), after, out));
+    LITMUS_RETURN_IF_ERROR(base()->ListFiles(Env::JoinPath(index_dir_, folder_), after, out));
     for (size_t i = first; i < out->size(); ++i) (*out)[i].path.insert(0, prefix);
     return OkStatus();
   }
-  StatusOr<bool> FileExists(const std::string& path) override { return base_->FileExists(path); }
-  StatusOr<bool> IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }
-  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
-  Status RenameFile(const std::string& from, const std::string& to) override { return base_->RenameFile(from, to); }
-  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
 
  private:
-  Env* base_;
   std::string index_dir_;
   std::string folder_;
 };
