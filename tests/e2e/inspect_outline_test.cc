@@ -5,9 +5,6 @@
 // reductions, shape-only entries), with and without filters; and its peak memory must not grow
 // with the trial's records (measured with getrusage on a trial large enough that a catalog of
 // every record shows).
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -19,6 +16,7 @@
 #include "litmus/engine/trial_document.h"
 #include "litmus/engine/trial_outline.h"
 #include "litmus/engine/trial_selection.h"
+#include "support/peak_rss.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 
@@ -26,6 +24,7 @@ namespace litmus {
 namespace {
 
 using testing::LitmusBinary;
+using testing::PeakRssKib;
 using testing::RunProcess;
 
 // The library's document of the Trial (the reference), for `selection`, or the error message.
@@ -185,36 +184,6 @@ TEST(InspectOutline, RegularStepsAreOneRun) {
   EXPECT_EQ(outline->step_runs(), 1u);
 }
 
-// Peak RSS (KiB) of `argv`, measured in a child of our own so that no other child counts.
-long PeakKib(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    // Under AddressSanitizer (the CI's sanitizer build) freed memory waits in a quarantine of up
-    // to 256 MB before it is reused, so peak RSS would follow everything ever allocated rather
-    // than what is live at once, which is what this measures: the child runs without it. (A
-    // process reads ASAN_OPTIONS when it starts; elsewhere the variable is ignored.)
-    const char* options = std::getenv("ASAN_OPTIONS");
-    std::string value = options != nullptr && *options != '\0' ? std::string(options) + ":" : std::string();
-    value += "quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
-    setenv("ASAN_OPTIONS", value.c_str(), 1);
-    const auto result = RunProcess(argv);
-    rusage usage{};
-    getrusage(RUSAGE_CHILDREN, &usage);
-    long kib = result.exit_code == 0 ? usage.ru_maxrss : -1;
-    (void)!write(fds[1], &kib, sizeof kib);
-    _exit(0);
-  }
-  close(fds[1]);
-  long kib = -1;
-  if (read(fds[0], &kib, sizeof kib) != sizeof kib) kib = -1;
-  close(fds[0]);
-  waitpid(pid, nullptr, 0);
-  return kib;
-}
-
 // The document of a trial with 8000 steps x 100 tensors takes about as much memory as that of a
 // trial with 1000 steps (both larger than the chunks of index files read at a time): measured
 // +1.0 MB with the outline, +14.2 MB with a Trial, whose catalog holds every one of the 700k
@@ -228,8 +197,8 @@ TEST(InspectOutline, MemoryDoesNotGrowWithTheRecords) {
     for (int64_t step = 0; step < steps; ++step) WriteIndex(*dir, step, "worker_0", "TRAIN", step, tensors);
     dir->WriteFile("training_job_end.ts", "0");
   }
-  const long small_kib = PeakKib({LitmusBinary(), "inspect", small.str(), "--json", "--no-values"});
-  const long large_kib = PeakKib({LitmusBinary(), "inspect", large.str(), "--json", "--no-values"});
+  const long small_kib = PeakRssKib({LitmusBinary(), "inspect", small.str(), "--json", "--no-values"});
+  const long large_kib = PeakRssKib({LitmusBinary(), "inspect", large.str(), "--json", "--no-values"});
   ASSERT_GT(small_kib, 0);
   ASSERT_GT(large_kib, 0);
   EXPECT_LT(large_kib - small_kib, 5 * 1024) << "peak RSS " << small_kib << " KiB at 1000 steps, " << large_kib

@@ -4,9 +4,6 @@
 // (FindDamagedRecords: tensor, step, worker, then stored reductions), with the same exit code,
 // on the fixtures and on hand-made trials whose damage spreads over tensors, steps, workers and
 // index folders; and its peak memory must not grow with the trial's records.
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -19,6 +16,7 @@
 #include "litmus/engine/trial_selection.h"
 #include "litmus/engine/trial_summary.h"
 #include "litmus/writer/writer.h"
+#include "support/peak_rss.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 
@@ -26,6 +24,7 @@ namespace litmus {
 namespace {
 
 using testing::LitmusBinary;
+using testing::PeakRssKib;
 using testing::RunProcess;
 
 struct Expected {
@@ -219,33 +218,6 @@ TEST(InspectOverview, IndexFileOutsideItsFolderFallsBackToTheTrial) {
   ExpectSameOverviews(dir.str());
 }
 
-// Peak RSS (KiB) of `argv`, measured in a child of our own so that no other child counts
-// (as inspect_outline_test.cc, without ASan's quarantine: see there).
-long PeakKib(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const char* options = std::getenv("ASAN_OPTIONS");
-    std::string value = options != nullptr && *options != '\0' ? std::string(options) + ":" : std::string();
-    value += "quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
-    setenv("ASAN_OPTIONS", value.c_str(), 1);
-    const auto result = RunProcess(argv);
-    rusage usage{};
-    getrusage(RUSAGE_CHILDREN, &usage);
-    long kib = result.exit_code == 0 ? usage.ru_maxrss : -1;
-    (void)!write(fds[1], &kib, sizeof kib);
-    _exit(0);
-  }
-  close(fds[1]);
-  long kib = -1;
-  if (read(fds[0], &kib, sizeof kib) != sizeof kib) kib = -1;
-  close(fds[0]);
-  waitpid(pid, nullptr, 0);
-  return kib;
-}
-
 // The overview of a trial of 8000 steps x 100 scalars takes about as much memory as that of a
 // trial of 1000 steps: the records are checked a folder (1000 steps) at a time. Measured +0.9 to
 // +1.7 MB (what grows is per step: the outline's step lists), against +13.5 MB when the
@@ -283,8 +255,8 @@ TEST(InspectOverview, MemoryDoesNotGrowWithTheRecords) {
       dir->WriteFile(relative, index.substr(0, value) + std::to_string(step) + index.substr(value + 1));
     }
   }
-  const long small_kib = PeakKib({LitmusBinary(), "inspect", small.str()});
-  const long large_kib = PeakKib({LitmusBinary(), "inspect", large.str()});
+  const long small_kib = PeakRssKib({LitmusBinary(), "inspect", small.str()});
+  const long large_kib = PeakRssKib({LitmusBinary(), "inspect", large.str()});
   ASSERT_GT(small_kib, 0);
   ASSERT_GT(large_kib, 0);
   EXPECT_LT(large_kib - small_kib, 5 * 1024) << "peak RSS " << small_kib << " KiB at 1000 steps, " << large_kib
