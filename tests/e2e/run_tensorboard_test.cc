@@ -19,6 +19,7 @@
 #include "run_test_support.h"
 #include "support/series_json.h"
 #include "support/temp_dir.h"
+#include "support/tensorboard_records.h"
 
 namespace litmus {
 namespace {
@@ -54,32 +55,6 @@ fs::path EventFile(const fs::path& dir) {
   return files.empty() ? fs::path() : files[0];
 }
 
-// Every record of `file`, decoded; each must be framed with a valid length CRC and a real
-// (not smdebug's placeholder) payload CRC, and the records must cover the file exactly.
-std::vector<format::proto::Event> DecodeAll(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<format::proto::Event> events;
-  size_t at = 0;
-  while (at < bytes.size()) {
-    const auto buf = std::as_bytes(std::span(bytes.data() + at, bytes.size() - at));
-    StatusOr<tfrecord::RecordView> record = tfrecord::ParseRecord(buf, file.string(), at);
-    EXPECT_TRUE(record.ok()) << record.status().message();
-    if (!record.ok()) break;
-    EXPECT_TRUE(record->has_payload_crc) << "placeholder footer at offset " << at;
-    // The same check spelled out: footer == masked CRC-32C of the payload.
-    uint32_t footer = 0;
-    for (int i = 3; i >= 0; --i) footer = (footer << 8) | static_cast<uint8_t>(bytes[at + record->framed_size - 4 + i]);
-    EXPECT_EQ(footer, crc32c::Mask(crc32c::Value(record->payload.data(), record->payload.size())));
-    format::proto::Event event;
-    EXPECT_TRUE(event.ParseFromArray(record->payload.data(), static_cast<int>(record->payload.size())))
-        << "offset " << at;
-    events.push_back(std::move(event));
-    at += record->framed_size;
-  }
-  EXPECT_EQ(at, bytes.size()) << "trailing bytes in " << file;
-  return events;
-}
 
 // tag -> step -> value of the scalar summaries (a step written twice fails the test).
 using Scalars = std::map<std::string, std::map<int64_t, double>>;
@@ -91,7 +66,7 @@ struct Decoded {
 
 Decoded Decode(const fs::path& file) {
   Decoded d;
-  d.events = DecodeAll(file);
+  d.events = litmus::testing::DecodeTensorBoardFile(file);
   for (size_t i = 1; i < d.events.size(); ++i) {
     const format::proto::Event& e = d.events[i];
     EXPECT_TRUE(e.has_summary()) << "record " << i;

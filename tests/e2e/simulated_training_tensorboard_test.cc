@@ -22,6 +22,7 @@
 #include "litmus/format/tfrecord.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
+#include "support/tensorboard_records.h"
 
 namespace litmus {
 namespace {
@@ -30,28 +31,6 @@ namespace fs = std::filesystem;
 using testing::RunProcess;
 using testing::TempDir;
 
-// Every record of `file`, each framed with a valid length CRC and a real payload CRC.
-std::vector<format::proto::Event> DecodeAll(const fs::path& file) {
-  const std::string bytes = testing::ReadWholeFile(file);
-  std::vector<format::proto::Event> events;
-  size_t at = 0;
-  while (at < bytes.size()) {
-    const auto buf = std::as_bytes(std::span(bytes.data() + at, bytes.size() - at));
-    StatusOr<tfrecord::RecordView> record = tfrecord::ParseRecord(buf, file.string(), at);
-    EXPECT_TRUE(record.ok()) << record.status().message();
-    if (!record.ok()) break;
-    uint32_t footer = 0;
-    for (int i = 3; i >= 0; --i) footer = (footer << 8) | static_cast<uint8_t>(bytes[at + record->framed_size - 4 + i]);
-    EXPECT_EQ(footer, crc32c::Mask(crc32c::Value(record->payload.data(), record->payload.size())))
-        << file << " offset " << at;
-    format::proto::Event event;
-    EXPECT_TRUE(event.ParseFromArray(record->payload.data(), static_cast<int>(record->payload.size())));
-    events.push_back(std::move(event));
-    at += record->framed_size;
-  }
-  EXPECT_EQ(at, bytes.size()) << "trailing bytes in " << file;
-  return events;
-}
 
 // The float32 elements of a trial record's tensor (smdebug's encoding: tensor_content, or
 // float_val for some writers).
@@ -117,7 +96,7 @@ TEST(SimulatedTrainingTensorBoard, PerModeSummariesEqualTheTrial) {
       char name[64];
       std::snprintf(name, sizeof name, "%012lld_worker_0.tfevents", static_cast<long long>(step));
       SCOPED_TRACE(mode + "/" + name);
-      const std::vector<format::proto::Event> events = DecodeAll(trial / "tensorboard" / mode / name);
+      const std::vector<format::proto::Event> events = litmus::testing::DecodeTensorBoardFile(trial / "tensorboard" / mode / name);
       ASSERT_GE(events.size(), 2u);
       EXPECT_EQ(events[0].file_version(), "brain.Event:2");
       const auto tensors = TrialStep(trial, step);

@@ -22,6 +22,7 @@
 #include "litmus/format/tfrecord.h"
 #include "litmus/writer/writer.h"
 #include "support/temp_dir.h"
+#include "support/tensorboard_records.h"
 #include "writer_test_util.h"
 
 namespace litmus::writer {
@@ -37,30 +38,6 @@ using ::testing::UnorderedElementsAre;
 
 constexpr double kWallTime = 1700000000.25;
 
-// Every record of a TensorBoard file, decoded with the generated protos; each must have a valid
-// length CRC and a real payload CRC (footer == masked CRC-32C of the payload), and the records
-// must cover the file exactly.
-std::vector<format::proto::Event> DecodeAll(const fs::path& file) {
-  const std::string bytes = litmus::testing::ReadWholeFile(file);
-  std::vector<format::proto::Event> events;
-  size_t at = 0;
-  while (at < bytes.size()) {
-    const auto buf = std::as_bytes(std::span(bytes.data() + at, bytes.size() - at));
-    StatusOr<tfrecord::RecordView> record = tfrecord::ParseRecord(buf, file.string(), at);
-    EXPECT_TRUE(record.ok()) << record.status().message();
-    if (!record.ok()) break;
-    EXPECT_TRUE(record->has_payload_crc) << file << " offset " << at;
-    uint32_t footer = 0;
-    for (int i = 3; i >= 0; --i) footer = (footer << 8) | static_cast<uint8_t>(bytes[at + record->framed_size - 4 + i]);
-    EXPECT_EQ(footer, crc32c::Mask(crc32c::Value(record->payload.data(), record->payload.size())));
-    format::proto::Event event;
-    EXPECT_TRUE(event.ParseFromArray(record->payload.data(), static_cast<int>(record->payload.size())));
-    events.push_back(std::move(event));
-    at += record->framed_size;
-  }
-  EXPECT_EQ(at, bytes.size()) << "trailing bytes in " << file;
-  return events;
-}
 
 // One decoded TensorBoard file: its summaries by tag (each tag once), all checked to be at `step`.
 struct StepFile {
@@ -69,7 +46,7 @@ struct StepFile {
 
 StepFile ReadStepFile(const fs::path& file, int64_t step) {
   StepFile f;
-  const std::vector<format::proto::Event> events = DecodeAll(file);
+  const std::vector<format::proto::Event> events = litmus::testing::DecodeTensorBoardFile(file);
   EXPECT_FALSE(events.empty()) << file;
   if (events.empty()) return f;
   EXPECT_EQ(events[0].file_version(), "brain.Event:2") << file;
