@@ -12,6 +12,7 @@
 namespace litmus::report {
 
 TrialCurves::TrialCurves(Env* env, std::string trial) : env_(env), trial_path_(std::move(trial)) {}
+TrialCurves::TrialCurves(const Trial* trial) : env_(nullptr), trial_(trial), borrowed_(true) {}
 TrialCurves::~TrialCurves() = default;
 
 void TrialCurves::Watch(const std::vector<std::string>& tensors) {
@@ -33,8 +34,11 @@ int64_t TrialCurves::stride(const std::string& tensor) const {
 }
 
 void TrialCurves::Update() {
-  if (trial_path_.empty()) return;
-  if (!trial_) {
+  if (borrowed_) {
+    if (trial_ == nullptr) return;
+  } else if (trial_path_.empty()) {
+    return;
+  } else if (!owned_) {
     TrialOptions options = TrialOptions::FromEnvironment();
     options.cache_bytes = 32ull << 20;  // values are read once each
     StatusOr<std::unique_ptr<Trial>> trial = Trial::Open(env_, trial_path_, options);
@@ -42,8 +46,9 @@ void TrialCurves::Update() {
       info_.error = std::string(trial.status().message());
       return;
     }
-    trial_ = std::move(trial).value();
-  } else if (Status refreshed = trial_->Refresh(); !refreshed.ok()) {
+    owned_ = std::move(trial).value();
+    trial_ = owned_.get();
+  } else if (Status refreshed = owned_->Refresh(); !refreshed.ok()) {
     spdlog::debug("report: trial {}: {}", trial_path_, refreshed.message());  // next time
   }
   info_.open = true;
