@@ -104,6 +104,37 @@ TEST(HtmlText, ScriptJsonCannotCloseTheScriptElement) {
   EXPECT_EQ(Json::parse(text)["name"], kNasty);
 }
 
+// The page's chart data is written without a JSON document: the same guarantees as ScriptJson,
+// numbers read back exactly, and what JSON cannot hold (NaN, infinities) as null.
+TEST(HtmlText, TextWrittenStraightIntoScriptJson) {
+  std::string out = "[";
+  for (const std::string& text : {kNasty, std::string("plain/name_0"), std::string("bad\xff\xfeutf8"), std::string("tab\tq\"\\")}) {
+    AppendScriptString(out, text);
+    out += ',';
+  }
+  const std::vector<double> numbers = {0.1, -0.0, 1e300, 5e-324, 123456789.125, -7, 1.0 / 3};
+  for (const double v : numbers) {
+    AppendJsonNumber(out, v);
+    out += ',';
+  }
+  AppendJsonNumber(out, std::nan(""));
+  out += ',';
+  AppendJsonNumber(out, -std::numeric_limits<double>::infinity());
+  out += ',';
+  AppendJsonInt(out, INT64_MIN);
+  out += ']';
+  EXPECT_THAT(out, Not(HasSubstr("<")));
+  const Json parsed = Json::parse(out);
+  EXPECT_EQ(parsed[0], kNasty);
+  EXPECT_EQ(parsed[1], "plain/name_0");
+  EXPECT_EQ(parsed[2], "bad\xef\xbf\xbd\xef\xbf\xbdutf8");
+  EXPECT_EQ(parsed[3], "tab\tq\"\\");
+  for (size_t i = 0; i < numbers.size(); ++i) EXPECT_EQ(parsed[4 + i].get<double>(), numbers[i]) << i;
+  EXPECT_TRUE(parsed[4 + numbers.size()].is_null());
+  EXPECT_TRUE(parsed[5 + numbers.size()].is_null());
+  EXPECT_EQ(parsed[6 + numbers.size()].get<int64_t>(), INT64_MIN);
+}
+
 TEST(ReportAssets, DygraphsInlinedWithoutScriptEnd) {
   EXPECT_GT(DygraphJs().size(), 100000u);
   EXPECT_THAT(std::string(DygraphJs()), HasSubstr("Dygraph"));
