@@ -74,7 +74,8 @@ class TrialCurves {
     int64_t stride = 1;
   };
   void ReadLosses();
-  void ReadStats(const std::string& tensor, Cursor& cursor);
+  // The watched tensors' steps since their cursors, read step by step in batches (Prefetch).
+  void ReadStats();
 
   Env* env_;
   std::string trial_path_;
