@@ -3,6 +3,7 @@
 // < & " ' or "</script>"). Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -17,5 +18,13 @@ std::string EscapeHtml(std::string_view text);
 // means the same character), so no "</script>" or "<!--" can end or change the element. Invalid
 // UTF-8 in strings becomes U+FFFD instead of throwing.
 std::string ScriptJson(const nlohmann::json& value);
+
+// The same for text written straight into a page's JSON (report_page.cc builds its chart data
+// without a JSON document): `text` as a script-safe JSON string appended to `out` (invalid UTF-8
+// as U+FFFD); a double as its shortest round-trip text, or null when not finite (JSON has no
+// NaN or infinity; the charts leave a gap); an integer.
+void AppendScriptString(std::string& out, std::string_view text);
+void AppendJsonNumber(std::string& out, double value);
+void AppendJsonInt(std::string& out, int64_t value);
 
 }  // namespace litmus::report

@@ -1,6 +1,7 @@
 // JobFilesReader and VerdictRows: see job_files.h.
 #include "job_files.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -101,7 +102,76 @@ Status ParseSeries(const Json& doc, const std::string& path, RuleFiles* rule) {
   return OkStatus();
 }
 
+// A text as the series document carries it: invalid UTF-8 replaced (nlohmann's `replace`, as
+// SeriesStore's writer does). ASCII, the usual case, is returned as it is.
+std::string StoredText(const std::string& text) {
+  if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return text;
+  return Json::parse(Json(text).dump(-1, ' ', false, Json::error_handler_t::replace)).get<std::string>();
+}
+
+// A double as read back from the document's shortest round-trip text: exact, except that "-0"
+// reads as the integer 0.
+double StoredNumber(double v) { return v == 0 ? 0.0 : v; }
+
+std::string ModeName(int32_t mode) {
+  switch (mode) {
+    case 1: return "TRAIN";
+    case 2: return "EVAL";
+    case 3: return "PREDICT";
+    case 4: return "GLOBAL";
+    default: return "";
+  }
+}
+
 }  // namespace
+
+void SeriesFromStore(const SeriesStore& store, RuleFiles* rule) {
+  for (const auto& [series, sides] : store.thresholds()) {
+    std::vector<Threshold>& out = rule->thresholds[StoredText(series)];
+    for (const SeriesStore::Threshold& t : sides) {
+      out.push_back({StoredNumber(t.value), t.fires_when == 1 ? "above" : t.fires_when == 2 ? "below" : ""});
+    }
+  }
+  for (const std::string& r : store.recommendations()) rule->recommendations.push_back(StoredText(r));
+  rule->dropped_series = store.dropped_series();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const SeriesStore::Series& s : store.series()) {
+    SeriesData data;
+    data.name = StoredText(s.name);
+    data.tensor = StoredText(s.tensor);
+    data.total_points = s.total_points;
+    data.points_per_bucket = s.points_per_bucket;
+    SeriesColumns& c = data.columns;
+    const size_t n = s.buckets.size();
+    c.step.reserve(n);
+    c.last_step.reserve(n);
+    c.mode.reserve(n);
+    c.value.reserve(n);
+    c.min.reserve(n);
+    c.max.reserve(n);
+    c.count.reserve(n);
+    for (const SeriesStore::Bucket& b : s.buckets) {
+      // What the document holds (SeriesStore::AppendSeriesJson): the only value as published,
+      // else the mean of the finite ones; min/max of the finite ones, else that value.
+      const double value = b.count == 1 ? b.first_value : b.finite > 0 ? b.sum / static_cast<double>(b.finite) : nan;
+      c.step.push_back(b.first_step);
+      c.last_step.push_back(b.last_step);
+      c.mode.push_back(ModeName(b.mode));
+      c.value.push_back(StoredNumber(value));
+      c.min.push_back(StoredNumber(b.finite > 0 ? b.min : value));
+      c.max.push_back(StoredNumber(b.finite > 0 ? b.max : value));
+      c.count.push_back(b.count);
+    }
+    c = Downsample(std::move(c));
+    data.firing_step.reserve(s.firings.size());
+    data.firing_value.reserve(s.firings.size());
+    for (const SeriesStore::Point& p : s.firings) {
+      data.firing_step.push_back(p.step);
+      data.firing_value.push_back(StoredNumber(p.value));
+    }
+    rule->series.push_back(std::move(data));
+  }
+}
 
 std::vector<VerdictRow> VerdictRows(const JobFiles& job) {
   std::vector<VerdictRow> rows;
@@ -166,7 +236,7 @@ Status JobFilesReader::ReadEvents() {
   return OkStatus();
 }
 
-StatusOr<JobFiles> JobFilesReader::Read() {
+StatusOr<JobFiles> JobFilesReader::Read(const LiveSeries* live) {
   const std::string status_path = Env::JoinPath(output_dir_, "status.json");
   StatusOr<bool> exists = env_->FileExists(status_path);
   if (!exists.ok()) return exists.status();
@@ -224,8 +294,16 @@ StatusOr<JobFiles> JobFilesReader::Read() {
       rule.description = StringOr(*report, "Description");
       if (report->contains("Seconds") && (*report)["Seconds"].is_number()) rule.seconds = (*report)["Seconds"].get<double>();
     }
+    const SeriesStore* store = nullptr;
+    if (live != nullptr) {
+      if (const auto it = live->find(rule.name); it != live->end() && it->second != nullptr && !it->second->empty()) {
+        store = it->second;
+      }
+    }
     const std::string series_path = Env::JoinPath(output_dir_, "rule-reports/" + rule.name + ".series.json");
-    if (StatusOr<bool> has = env_->FileExists(series_path); has.ok() && *has) {
+    if (store != nullptr) {
+      SeriesFromStore(*store, &rule);
+    } else if (StatusOr<bool> has = env_->FileExists(series_path); has.ok() && *has) {
       StatusOr<Json> series = ReadJsonFile(env_, series_path);
       if (!series.ok()) return series.status();
       LITMUS_RETURN_IF_ERROR(ParseSeries(*series, series_path, &rule));

@@ -17,6 +17,7 @@
 #include "downsample.h"
 #include "litmus/format/env.h"
 #include "litmus/status.h"
+#include "plugin/series_store.h"
 #include "run/verdict_table.h"
 
 namespace litmus::report {
@@ -80,14 +81,27 @@ struct JobFiles {
 // the report's summary is the same table. A rule without a report yet counts its firing events.
 std::vector<VerdictRow> VerdictRows(const JobFiles& job);
 
+// The series a running job holds in memory, by rule (configuration name): the stores the runner
+// writes rule-reports/<rule>.series.json from (SeriesStore::ToJson). Not owned.
+using LiveSeries = std::map<std::string, const SeriesStore*>;
+
+// The series of `store` into `rule` (series, thresholds, recommendations, dropped_series): the
+// same values as reading the document store.ToJson() writes, without writing and parsing it
+// (an 8 MB document for 200 series of 1024 buckets). Text the document would carry as U+FFFD
+// (invalid UTF-8) is replaced the same way.
+void SeriesFromStore(const SeriesStore& store, RuleFiles* rule);
+
 class JobFilesReader {
  public:
   // `env` (not owned) reads the files of `output_dir`.
   JobFilesReader(Env* env, std::string output_dir);
 
   // The files as they are now. NotFound "not a job output folder (no status.json): DIR";
-  // DataLoss/InvalidArgument naming the file for a file that cannot be read or parsed.
-  StatusOr<JobFiles> Read();
+  // DataLoss/InvalidArgument naming the file for a file that cannot be read or parsed. With
+  // `live`, a rule whose store there holds something takes its series from it (SeriesFromStore)
+  // instead of its series file (`litmus run --report`: the runner's memory, never older than the
+  // file); other rules read their file.
+  StatusOr<JobFiles> Read(const LiveSeries* live = nullptr);
 
  private:
   Status ReadEvents();

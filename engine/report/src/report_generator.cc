@@ -45,10 +45,11 @@ ReportGenerator::ReportGenerator(ReportOptions options, Env* files, Env* trial_e
 
 ReportGenerator::~ReportGenerator() = default;
 
-Status ReportGenerator::Write() {
-  StatusOr<JobFiles> job = reader_.Read();
+Status ReportGenerator::Write(const LiveSeries* live) {
+  StatusOr<JobFiles> job = reader_.Read(live);
   if (!job.ok()) return job.status();
   const std::string trial = options_.trial.empty() ? job->trial : options_.trial;
+  if (!curves_ && runner_trial_ != nullptr) curves_ = std::make_unique<TrialCurves>(runner_trial_);
   if (!curves_ && !trial.empty()) curves_ = std::make_unique<TrialCurves>(trial_env_, trial);
   if (curves_) {
     std::vector<std::string> tensors;

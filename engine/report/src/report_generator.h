@@ -35,7 +35,15 @@ class ReportGenerator {
   // NotFound "not a job output folder (no status.json): DIR", a file that cannot be read or
   // parsed, the report that cannot be written (naming the file). A trial that cannot be read is
   // not an error: the page says so.
-  Status Write();
+  //
+  // With `live` (`litmus run --report`), the rules' series are taken from the runner's stores
+  // (JobFilesReader::Read) instead of their series files: the same page, without writing and
+  // parsing the files again.
+  Status Write(const LiveSeries* live = nullptr);
+
+  // Reads the trial's curves through `trial` (the runner's, not owned; see TrialCurves) instead
+  // of opening it again. Before the first Write; `trial` must outlive the Writes.
+  void UseTrial(const Trial* trial) { runner_trial_ = trial; }
 
   const std::string& path() const { return path_; }
 
@@ -45,6 +53,7 @@ class ReportGenerator {
   Env* files_;
   Env* trial_env_;
   JobFilesReader reader_;
+  const Trial* runner_trial_ = nullptr;
   std::unique_ptr<TrialCurves> curves_;  // once the trial is known
 };
 

@@ -22,13 +22,17 @@ class ReportObserver final : public JobObserver {
 
   const std::string& path() const { return generator_.path(); }
 
-  void StepEvaluated(const std::string&, int64_t, bool, const SeriesStore&,
-                     const std::vector<SeriesStore::NewPoint>&) override {}
+  // The runner's trial and the rules' series stores are read while the job runs (no second
+  // Trial, no parsing of the series files the runner just wrote).
+  void TrialOpened(const Trial& trial) override;
+  void StepEvaluated(const std::string& rule, int64_t, bool, const SeriesStore& series,
+                     const std::vector<SeriesStore::NewPoint>&) override;
   void RuleFired(const std::string&, int64_t, const std::string&) override {}
   void FilesWritten(bool finished) override;
 
  private:
   ReportGenerator generator_;
+  LiveSeries series_;  // by rule: the runner's stores (valid until FilesWritten(true) returns)
   std::chrono::steady_clock::time_point next_{};  // no earlier rewrite unless finished
   bool written_ = false;
   bool failed_ = false;

@@ -2,21 +2,19 @@
 // with dygraphs; the specs are built here from the job's files and the trial's curves.
 #include "report_page.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
 #include "html_text.h"
 #include "report_assets.h"
 
 namespace litmus::report {
 namespace {
-
-using Json = nlohmann::json;
-
-Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 std::string ModeText(int32_t mode) {
   switch (mode) {
@@ -37,53 +35,141 @@ struct Line {
   bool y2 = false;
 };
 
-// A chart spec for the page's script (see kPageScript): rows = the union of the lines' steps,
-// each cell [min, value, max] (customBars) or null; steps of modes other than TRAIN shaded.
-Json ChartSpec(const std::string& id, const std::vector<Line>& lines) {
-  std::map<int64_t, std::vector<Json>> rows;
+// A chart spec for the page's script (see kPageScript) as JSON text, script-safe (html_text.h),
+// written straight from the columns (a large job's page holds millions of numbers: no JSON
+// document is built and dumped). Keys in the order the page always had them (sorted).
+struct ChartSpec {
+  std::string id;
+  std::string columns;     // [{"axis","label","name","tensor"}, ...]
+  std::string rows;        // [[step, [min, value, max] | null, ...], ...]
+  std::string shade;       // [[from, to, mode], ...]
+  std::string firings = "[]";     // [[step, value | null], ...]
+  std::string thresholds = "[]";  // [{"fires_when", "value"}, ...]
+  std::string kind, rule, series;  // JSON strings, or "" when absent
+
+  void AppendTo(std::string& out) const {
+    out += "{\"columns\":";
+    out += columns;
+    out += ",\"firings\":";
+    out += firings;
+    out += ",\"id\":";
+    AppendScriptString(out, id);
+    if (!kind.empty()) out += ",\"kind\":" + kind;
+    out += ",\"rows\":";
+    out += rows;
+    if (!rule.empty()) out += ",\"rule\":" + rule;
+    if (!series.empty()) out += ",\"series\":" + series;
+    out += ",\"shade\":";
+    out += shade;
+    out += ",\"thresholds\":";
+    out += thresholds;
+    out += '}';
+  }
+};
+
+std::string ScriptString(std::string_view text) {
+  std::string out;
+  AppendScriptString(out, text);
+  return out;
+}
+
+// rows = the union of the lines' steps, each cell [min, value, max] (customBars) or null; steps
+// of modes other than TRAIN shaded.
+ChartSpec MakeChartSpec(const std::string& id, const std::vector<Line>& lines) {
+  ChartSpec spec;
+  spec.id = id;
+  // (step, line, index), by step; a line's later point at the same step wins.
+  struct Cell {
+    int64_t step;
+    uint32_t line;
+    uint32_t index;
+  };
+  std::vector<Cell> cells;
+  size_t total = 0;
+  for (const Line& line : lines) total += line.columns->step.size();
+  cells.reserve(total);
   std::vector<std::tuple<int64_t, int64_t, std::string>> shaded;
   for (size_t c = 0; c < lines.size(); ++c) {
     const SeriesColumns& s = *lines[c].columns;
     for (size_t i = 0; i < s.step.size(); ++i) {
-      std::vector<Json>& row = rows[s.step[i]];
-      row.resize(lines.size(), Json(nullptr));
-      if (std::isfinite(s.value[i])) {
-        const double lo = std::isfinite(s.min[i]) ? std::min(s.min[i], s.value[i]) : s.value[i];
-        const double hi = std::isfinite(s.max[i]) ? std::max(s.max[i], s.value[i]) : s.value[i];
-        row[c] = Json::array({lo, s.value[i], hi});
-      }
+      cells.push_back({s.step[i], static_cast<uint32_t>(c), static_cast<uint32_t>(i)});
       const std::string& mode = s.mode[i];
       if (!mode.empty() && mode != "TRAIN" && mode != "GLOBAL") shaded.emplace_back(s.step[i], s.last_step[i], mode);
     }
   }
-  Json data = Json::array();
-  for (auto& [step, cells] : rows) {
-    Json row = Json::array({step});
-    cells.resize(lines.size(), Json(nullptr));
-    for (Json& cell : cells) row.push_back(std::move(cell));
-    data.push_back(std::move(row));
+  std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.step < b.step; });
+  std::string& rows = spec.rows;
+  rows.reserve(16 + cells.size() * 48);
+  rows += '[';
+  std::vector<int64_t> at(lines.size(), -1);  // per line: the point of the current step, or -1
+  for (size_t begin = 0; begin < cells.size();) {
+    size_t end = begin;
+    for (; end < cells.size() && cells[end].step == cells[begin].step; ++end) at[cells[end].line] = cells[end].index;
+    if (begin > 0) rows += ',';
+    rows += '[';
+    AppendJsonInt(rows, cells[begin].step);
+    for (size_t c = 0; c < lines.size(); ++c) {
+      rows += ',';
+      const int64_t i = at[c];
+      at[c] = -1;
+      const SeriesColumns& s = *lines[c].columns;
+      if (i < 0 || !std::isfinite(s.value[i])) {
+        rows += "null";
+        continue;
+      }
+      const double v = s.value[i];
+      rows += '[';
+      AppendJsonNumber(rows, std::isfinite(s.min[i]) ? std::min(s.min[i], v) : v);
+      rows += ',';
+      AppendJsonNumber(rows, v);
+      rows += ',';
+      AppendJsonNumber(rows, std::isfinite(s.max[i]) ? std::max(s.max[i], v) : v);
+      rows += ']';
+    }
+    rows += ']';
+    begin = end;
   }
+  rows += ']';
   // Shaded ranges: overlapping or adjacent ones of the same mode merged.
   std::sort(shaded.begin(), shaded.end());
-  Json shade = Json::array();
-  for (const auto& [from, to, mode] : shaded) {
-    if (!shade.empty() && shade.back()[2] == mode && shade.back()[1].get<int64_t>() + 1 >= from) {
-      shade.back()[1] = std::max(shade.back()[1].get<int64_t>(), to);
+  std::vector<std::tuple<int64_t, int64_t, std::string>> merged;
+  for (auto& [from, to, mode] : shaded) {
+    if (!merged.empty() && std::get<2>(merged.back()) == mode && std::get<1>(merged.back()) + 1 >= from) {
+      std::get<1>(merged.back()) = std::max(std::get<1>(merged.back()), to);
     } else {
-      shade.push_back(Json::array({from, to, mode}));
+      merged.emplace_back(from, to, std::move(mode));
     }
   }
-  Json columns = Json::array();
+  spec.shade += '[';
+  for (size_t i = 0; i < merged.size(); ++i) {
+    if (i > 0) spec.shade += ',';
+    spec.shade += '[';
+    AppendJsonInt(spec.shade, std::get<0>(merged[i]));
+    spec.shade += ',';
+    AppendJsonInt(spec.shade, std::get<1>(merged[i]));
+    spec.shade += ',';
+    AppendScriptString(spec.shade, std::get<2>(merged[i]));
+    spec.shade += ']';
+  }
+  spec.shade += ']';
+  spec.columns += '[';
   std::set<std::string> used;
   for (const Line& line : lines) {
     // dygraphs needs distinct labels.
     std::string label = line.label;
     for (int n = 2; used.contains(label); ++n) label = line.label + " (" + std::to_string(n) + ")";
     used.insert(label);
-    columns.push_back({{"label", label}, {"name", line.name}, {"tensor", line.tensor}, {"axis", line.y2 ? "y2" : "y"}});
+    if (spec.columns.size() > 1) spec.columns += ',';
+    spec.columns += line.y2 ? "{\"axis\":\"y2\",\"label\":" : "{\"axis\":\"y\",\"label\":";
+    AppendScriptString(spec.columns, label);
+    spec.columns += ",\"name\":";
+    AppendScriptString(spec.columns, line.name);
+    spec.columns += ",\"tensor\":";
+    AppendScriptString(spec.columns, line.tensor);
+    spec.columns += '}';
   }
-  return {{"id", id}, {"columns", std::move(columns)}, {"rows", std::move(data)}, {"shade", std::move(shade)},
-          {"thresholds", Json::array()}, {"firings", Json::array()}};
+  spec.columns += ']';
+  return spec;
 }
 
 // A SeriesStore curve as columns: per bucket its mean (its only value when it holds one), min, max.
@@ -247,7 +333,9 @@ class PageBuilder {
     for (size_t i = 0; i < job_.rules.size(); ++i) RuleSection(i, job_.rules[i]);
     LossSection();
     TensorSection();
-    body_ += "<script>window.LITMUS_SPECS = " + ScriptJson(specs_) + ";</script>\n";
+    body_ += "<script>window.LITMUS_SPECS = [";
+    body_ += specs_;
+    body_ += "];</script>\n";
     body_ += std::string("<script>") + kPageScript + "</script>\n";
     std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     if (options_.refresh_seconds > 0 && !job_.exit_code) {
@@ -339,16 +427,17 @@ class PageBuilder {
     body_ += "</table>\n";
   }
 
-  std::string NewChart(const std::string& title, const std::string& legend, Json spec) {
-    const std::string id = spec["id"];
+  std::string NewChart(const std::string& title, const std::string& legend, const ChartSpec& spec) {
+    const std::string id = spec.id;
     body_ += "<div class=\"chartbox\"><h3>" + EscapeHtml(title) + "</h3>";
     if (!legend.empty()) body_ += "<p class=\"legendline\">" + legend + "</p>";
     body_ += "<div class=\"chart\" id=\"" + id + "\"></div></div>\n";
-    specs_.push_back(std::move(spec));
+    if (charts_++ > 0) specs_ += ',';
+    spec.AppendTo(specs_);
     return id;
   }
 
-  std::string NextId() { return "chart-" + std::to_string(specs_.size()); }
+  std::string NextId() const { return "chart-" + std::to_string(charts_); }
 
   void RuleSection(size_t index, const RuleFiles& r) {
     body_ += "<section class=\"rule\" id=\"rule-" + std::to_string(index) + "\" data-rule=\"" + EscapeHtml(r.name) +
@@ -376,26 +465,39 @@ class PageBuilder {
       for (size_t begin = 0; begin < all.size(); begin += kMaxTensorsPerChart) {
         const size_t end = std::min(all.size(), begin + kMaxTensorsPerChart);
         std::vector<Line> lines;
-        Json firings = Json::array();
+        std::string firings = "[";
+        size_t firings_kept = 0;
         int64_t total = 0, per_bucket = 1;
         for (size_t i = begin; i < end; ++i) {
           const SeriesData& s = *all[i];
           lines.push_back({.label = s.tensor.empty() ? s.name : s.tensor, .name = s.name, .tensor = s.tensor,
                            .columns = &s.columns});
-          for (size_t f = 0; f < s.firing_step.size() && firings.size() < kMaxChartPoints; ++f) {
-            firings.push_back(Json::array({s.firing_step[f], Number(s.firing_value[f])}));
+          for (size_t f = 0; f < s.firing_step.size() && firings_kept < kMaxChartPoints; ++f, ++firings_kept) {
+            if (firings_kept > 0) firings += ',';
+            firings += '[';
+            AppendJsonInt(firings, s.firing_step[f]);
+            firings += ',';
+            AppendJsonNumber(firings, s.firing_value[f]);
+            firings += ']';
           }
           total = std::max(total, s.total_points);
           per_bucket = std::max(per_bucket, s.points_per_bucket);
         }
-        Json spec = ChartSpec(NextId(), lines);
-        spec["rule"] = r.name;
-        spec["series"] = name;
-        spec["firings"] = std::move(firings);
+        firings += ']';
+        ChartSpec spec = MakeChartSpec(NextId(), lines);
+        spec.rule = ScriptString(r.name);
+        spec.series = ScriptString(name);
+        spec.firings = std::move(firings);
+        spec.thresholds = "[";
         std::string legend;
         if (const auto t = r.thresholds.find(name); t != r.thresholds.end()) {
           for (const Threshold& th : t->second) {
-            spec["thresholds"].push_back({{"value", Number(th.value)}, {"fires_when", th.fires_when}});
+            if (spec.thresholds.size() > 1) spec.thresholds += ',';
+            spec.thresholds += "{\"fires_when\":";
+            AppendScriptString(spec.thresholds, th.fires_when);
+            spec.thresholds += ",\"value\":";
+            AppendJsonNumber(spec.thresholds, th.value);
+            spec.thresholds += '}';
             legend += (legend.empty() ? "" : "; ") + std::string("fires ") + EscapeHtml(th.fires_when) + " " +
                       EscapeHtml(FormatNumber(th.value));
           }
@@ -409,7 +511,8 @@ class PageBuilder {
           title += " (" + std::to_string(begin / kMaxTensorsPerChart + 1) + "/" +
                    std::to_string((all.size() + kMaxTensorsPerChart - 1) / kMaxTensorsPerChart) + ")";
         }
-        NewChart(title, legend, std::move(spec));
+        spec.thresholds += ']';
+        NewChart(title, legend, spec);
       }
     }
     if (r.dropped_series > 0) {
@@ -442,9 +545,9 @@ class PageBuilder {
         columns.push_back(ColumnsOf(*s));
         lines.push_back({.label = s->name, .name = s->name, .tensor = tensor, .columns = &columns.back()});
       }
-      Json spec = ChartSpec(NextId(), lines);
-      spec["kind"] = "loss";
-      NewChart(tensor, "a line per mode, at the trial's global steps", std::move(spec));
+      ChartSpec spec = MakeChartSpec(NextId(), lines);
+      spec.kind = "\"loss\"";
+      NewChart(tensor, "a line per mode, at the trial's global steps", spec);
     }
   }
 
@@ -488,11 +591,11 @@ class PageBuilder {
           lines.push_back({.label = name, .name = name, .tensor = tensor, .columns = &columns.back(), .y2 = true});
         }
       }
-      Json spec = ChartSpec(NextId(), lines);
-      spec["kind"] = "tensor";
+      ChartSpec spec = MakeChartSpec(NextId(), lines);
+      spec.kind = "\"tensor\"";
       const int64_t stride = curves_->stride(tensor);
       NewChart(tensor, stride > 1 ? "read at every " + std::to_string(stride) + "th of its steps (bounded cost)" : "",
-               std::move(spec));
+               spec);
     }
     if (curves_->watched_dropped() > 0) {
       body_ += "<p class=\"note\">" + std::to_string(curves_->watched_dropped()) + " further tensors not shown (at most " +
@@ -504,7 +607,8 @@ class PageBuilder {
   const TrialCurves* curves_;
   const PageOptions& options_;
   std::string body_;
-  Json specs_ = Json::array();
+  std::string specs_;  // the specs' JSON text, comma-separated
+  size_t charts_ = 0;
   std::vector<std::vector<SeriesColumns>> loss_columns_;  // (vectors reserved before pointers are taken)
 };
 

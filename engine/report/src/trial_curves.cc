@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <utility>
 
 #include "litmus/engine/reductions.h"
@@ -12,6 +13,7 @@
 namespace litmus::report {
 
 TrialCurves::TrialCurves(Env* env, std::string trial) : env_(env), trial_path_(std::move(trial)) {}
+TrialCurves::TrialCurves(const Trial* trial) : env_(nullptr), trial_(trial), borrowed_(true) {}
 TrialCurves::~TrialCurves() = default;
 
 void TrialCurves::Watch(const std::vector<std::string>& tensors) {
@@ -33,8 +35,11 @@ int64_t TrialCurves::stride(const std::string& tensor) const {
 }
 
 void TrialCurves::Update() {
-  if (trial_path_.empty()) return;
-  if (!trial_) {
+  if (borrowed_) {
+    if (trial_ == nullptr) return;
+  } else if (trial_path_.empty()) {
+    return;
+  } else if (!owned_) {
     TrialOptions options = TrialOptions::FromEnvironment();
     options.cache_bytes = 32ull << 20;  // values are read once each
     StatusOr<std::unique_ptr<Trial>> trial = Trial::Open(env_, trial_path_, options);
@@ -42,8 +47,9 @@ void TrialCurves::Update() {
       info_.error = std::string(trial.status().message());
       return;
     }
-    trial_ = std::move(trial).value();
-  } else if (Status refreshed = trial_->Refresh(); !refreshed.ok()) {
+    owned_ = std::move(trial).value();
+    trial_ = owned_.get();
+  } else if (Status refreshed = owned_->Refresh(); !refreshed.ok()) {
     spdlog::debug("report: trial {}: {}", trial_path_, refreshed.message());  // next time
   }
   info_.open = true;
@@ -61,7 +67,7 @@ void TrialCurves::Update() {
   }
   info_.ended = trial_->end_marker_seen();
   ReadLosses();
-  for (const std::string& t : watched_) ReadStats(t, stat_cursors_[t]);
+  ReadStats();
 }
 
 void TrialCurves::ReadLosses() {
@@ -86,35 +92,78 @@ void TrialCurves::ReadLosses() {
   }
 }
 
-void TrialCurves::ReadStats(const std::string& tensor, Cursor& cursor) {
-  if (!trial_->HasTensor(tensor)) return;
+void TrialCurves::ReadStats() {
+  // The plan: per watched tensor, the steps after its cursor, each with the cursor as it stands
+  // after that step and whether its value is read (every stride-th step).
+  struct Planned {
+    int64_t step;
+    Cursor after;
+  };
+  std::vector<std::vector<Planned>> plans(watched_.size());
+  std::map<int64_t, std::vector<uint32_t>> reads;  // step -> the watched tensors read at it
+  for (uint32_t i = 0; i < watched_.size(); ++i) {
+    if (!trial_->HasTensor(watched_[i])) continue;
+    Cursor c = stat_cursors_[watched_[i]];
+    for (const int64_t step : trial_->TensorSteps(watched_[i])) {
+      if (step <= c.last_step) continue;
+      while (c.seen >= kFullSteps * c.stride) c.stride *= 2;
+      if (c.seen % c.stride == 0) reads[step].push_back(i);
+      ++c.seen;
+      c.last_step = step;
+      plans[i].push_back({step, c});
+    }
+  }
   static constexpr std::array<ReductionRequest, 3> kRequests = {
       ReductionRequest{layout::Reduction::kMean, false}, ReductionRequest{layout::Reduction::kMin, false},
       ReductionRequest{layout::Reduction::kMax, false}};
-  for (const int64_t step : trial_->TensorSteps(tensor)) {
-    if (step <= cursor.last_step) continue;
-    while (cursor.seen >= kFullSteps * cursor.stride) cursor.stride *= 2;
-    if (cursor.seen % cursor.stride == 0) {
-      StatusOr<TensorPtr> value = trial_->Value(tensor, step);
-      if (!value.ok()) {
-        if (value.status().code() == StatusCode::kOutOfRange) break;  // not yet readable: next time
-        spdlog::debug("report: tensor {} at step {} left out: {}", tensor, step, value.status().message());
-      } else if (!(*value)->is_string() && (*value)->num_elements() > 0) {
-        const auto mode = trial_->ModeOfGlobalStep(step);
-        const int32_t m = static_cast<int32_t>(mode ? mode->first : Mode::kGlobal);
-        const std::vector<StatusOr<double>> r = ComputeReductions(**value, kRequests);
-        const NonFiniteCounts counts = CountNonFinite(**value);
-        const double nan = std::numeric_limits<double>::quiet_NaN();
-        stats_.Add(kMean, tensor, step, m, r[0].ok() ? *r[0] : nan);
-        stats_.Add(kMin, tensor, step, m, r[1].ok() ? *r[1] : nan);
-        stats_.Add(kMax, tensor, step, m, r[2].ok() ? *r[2] : nan);
-        stats_.Add(kNan, tensor, step, m, static_cast<double>(counts.nan));
-        stats_.Add(kInf, tensor, step, m, static_cast<double>(counts.posinf + counts.neginf));
-      }
-      trial_->Release({{tensor, step}});
+  constexpr int64_t kReadable = INT64_MAX;
+  std::vector<int64_t> blocked(watched_.size(), kReadable);  // the first step not yet readable
+  // Step by step, a few steps at a time: the records of a step lie together in its event files,
+  // so Prefetch reads a batch with a few reads instead of one per tensor and step.
+  constexpr size_t kBatchKeys = 64;
+  for (auto begin = reads.begin(); begin != reads.end();) {
+    std::vector<Trial::StepTensor> keys;
+    auto end = begin;
+    for (; end != reads.end() && keys.size() < kBatchKeys; ++end) {
+      for (const uint32_t i : end->second) keys.emplace_back(watched_[i], end->first);
     }
-    ++cursor.seen;
-    cursor.last_step = step;
+    trial_->Prefetch(keys);
+    for (auto at = begin; at != end; ++at) {
+      const int64_t step = at->first;
+      for (const uint32_t i : at->second) {
+        if (blocked[i] != kReadable) continue;
+        const std::string& tensor = watched_[i];
+        StatusOr<TensorPtr> value = trial_->Value(tensor, step);
+        if (!value.ok()) {
+          if (value.status().code() == StatusCode::kOutOfRange) {
+            blocked[i] = step;  // not yet readable: from this step on next time
+            continue;
+          }
+          spdlog::debug("report: tensor {} at step {} left out: {}", tensor, step, value.status().message());
+        } else if (!(*value)->is_string() && (*value)->num_elements() > 0) {
+          const auto mode = trial_->ModeOfGlobalStep(step);
+          const int32_t m = static_cast<int32_t>(mode ? mode->first : Mode::kGlobal);
+          const std::vector<StatusOr<double>> r = ComputeReductions(**value, kRequests);
+          const NonFiniteCounts counts = CountNonFinite(**value);
+          const double nan = std::numeric_limits<double>::quiet_NaN();
+          stats_.Add(kMean, tensor, step, m, r[0].ok() ? *r[0] : nan);
+          stats_.Add(kMin, tensor, step, m, r[1].ok() ? *r[1] : nan);
+          stats_.Add(kMax, tensor, step, m, r[2].ok() ? *r[2] : nan);
+          stats_.Add(kNan, tensor, step, m, static_cast<double>(counts.nan));
+          stats_.Add(kInf, tensor, step, m, static_cast<double>(counts.posinf + counts.neginf));
+        }
+      }
+    }
+    trial_->Release(keys);
+    begin = end;
+  }
+  // Each cursor moves past the steps considered, up to the first one not yet readable.
+  for (uint32_t i = 0; i < watched_.size(); ++i) {
+    Cursor& cursor = stat_cursors_[watched_[i]];
+    for (const Planned& p : plans[i]) {
+      if (p.step >= blocked[i]) break;
+      cursor = p.after;
+    }
   }
 }
 

@@ -45,6 +45,10 @@ class TrialCurves {
 
   // `env` (not owned, outlives this) reads `trial` (a folder or s3:// prefix; "" = none).
   TrialCurves(Env* env, std::string trial);
+  // Reads through `trial` (not owned, e.g. `litmus run`'s own: JobObserver::TrialOpened): no
+  // second Trial, no second parsing of its index files, values its cache still holds not read
+  // again. Update never refreshes it (its owner does) and never opens another.
+  explicit TrialCurves(const Trial* trial);
   ~TrialCurves();
 
   // Tensors whose statistics to keep (the rules' published tensors); added to, never removed.
@@ -70,11 +74,14 @@ class TrialCurves {
     int64_t stride = 1;
   };
   void ReadLosses();
-  void ReadStats(const std::string& tensor, Cursor& cursor);
+  // The watched tensors' steps since their cursors, read step by step in batches (Prefetch).
+  void ReadStats();
 
   Env* env_;
   std::string trial_path_;
-  std::unique_ptr<Trial> trial_;
+  std::unique_ptr<Trial> owned_;
+  const Trial* trial_ = nullptr;  // owned_ or the borrowed one
+  bool borrowed_ = false;
   TrialInfo info_;
   SeriesStore losses_;
   SeriesStore stats_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -101,6 +102,37 @@ TEST(HtmlText, ScriptJsonCannotCloseTheScriptElement) {
   EXPECT_THAT(text, Not(HasSubstr("<")));
   // The same string once parsed (as the browser's JavaScript parser reads it).
   EXPECT_EQ(Json::parse(text)["name"], kNasty);
+}
+
+// The page's chart data is written without a JSON document: the same guarantees as ScriptJson,
+// numbers read back exactly, and what JSON cannot hold (NaN, infinities) as null.
+TEST(HtmlText, TextWrittenStraightIntoScriptJson) {
+  std::string out = "[";
+  for (const std::string& text : {kNasty, std::string("plain/name_0"), std::string("bad\xff\xfeutf8"), std::string("tab\tq\"\\")}) {
+    AppendScriptString(out, text);
+    out += ',';
+  }
+  const std::vector<double> numbers = {0.1, -0.0, 1e300, 5e-324, 123456789.125, -7, 1.0 / 3};
+  for (const double v : numbers) {
+    AppendJsonNumber(out, v);
+    out += ',';
+  }
+  AppendJsonNumber(out, std::nan(""));
+  out += ',';
+  AppendJsonNumber(out, -std::numeric_limits<double>::infinity());
+  out += ',';
+  AppendJsonInt(out, INT64_MIN);
+  out += ']';
+  EXPECT_THAT(out, Not(HasSubstr("<")));
+  const Json parsed = Json::parse(out);
+  EXPECT_EQ(parsed[0], kNasty);
+  EXPECT_EQ(parsed[1], "plain/name_0");
+  EXPECT_EQ(parsed[2], "bad\xef\xbf\xbd\xef\xbf\xbdutf8");
+  EXPECT_EQ(parsed[3], "tab\tq\"\\");
+  for (size_t i = 0; i < numbers.size(); ++i) EXPECT_EQ(parsed[4 + i].get<double>(), numbers[i]) << i;
+  EXPECT_TRUE(parsed[4 + numbers.size()].is_null());
+  EXPECT_TRUE(parsed[5 + numbers.size()].is_null());
+  EXPECT_EQ(parsed[6 + numbers.size()].get<int64_t>(), INT64_MIN);
 }
 
 TEST(ReportAssets, DygraphsInlinedWithoutScriptEnd) {
@@ -275,6 +307,57 @@ TEST(ReportPage, ChartsHoldAtMostTheBoundAndTheThresholdsAndFirings) {
   ASSERT_FALSE(specs[0]["shade"].empty());
   EXPECT_EQ(specs[0]["shade"][0][2], "EVAL");
   EXPECT_THAT(page, Not(HasSubstr("http-equiv=\"refresh\"")));  // a finished job's page stays
+}
+
+// `litmus run --report` takes the series from the runner's stores, `litmus report DIR` from the
+// files the stores wrote: the same page. Merged buckets, NaN/inf, -0, firings, thresholds, a
+// recommendation and a name with invalid UTF-8 (the file carries U+FFFD).
+TEST(JobFiles, SeriesFromTheStoreMakeTheSamePageAsTheFile) {
+  SeriesStore store;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int64_t step = 0; step < 3000; ++step) {
+    const int32_t mode = step % 10 >= 8 ? 2 : 1;
+    double v = std::sin(static_cast<double>(step) / 7) * 1e3 / 3;
+    if (step % 97 == 0) v = std::nan("");
+    if (step % 101 == 0) v = -inf;
+    if (step == 5) v = -0.0;
+    store.Add("grad", "layer/w", step, mode, v);
+    store.Add("grad", std::string("bad\xff\xfename"), step, mode, static_cast<double>(step) * 0.1);
+    if (step % 400 == 3) store.MarkFiring(step);
+    if (step < 900) store.Add("short", "", step, mode, step == 7 ? std::nan("") : 1.0 / (1 + static_cast<double>(step)));
+  }
+  store.Add("late", "t", 5000, 0, -0.0);
+  store.SetThreshold("grad", 0.5, 1);
+  store.SetThreshold("grad", -0.25, 2);
+  store.SetThreshold("short", std::nan(""), 1);
+  store.AddRecommendation("lower the learning rate");
+  FakeJob job;
+  job.AddRule("R", "IssuesFound", 3, 3000, 1.5);
+  job.Write();
+  job.dir.WriteFile("rule-reports/R.series.json", store.ToJson("R", "SomeRule"));
+  const LiveSeries live = {{"R", &store}};
+  JobFilesReader from_file(Env::Default(), job.dir.str());
+  JobFilesReader from_store(Env::Default(), job.dir.str());
+  StatusOr<JobFiles> a = from_file.Read();
+  LITMUS_ASSERT_OK(a.status());
+  std::filesystem::remove(job.dir.str() + "/rule-reports/R.series.json");  // the store is read, not the file
+  StatusOr<JobFiles> b = from_store.Read(&live);
+  LITMUS_ASSERT_OK(b.status());
+  ASSERT_EQ(a->rules.size(), 1u);
+  ASSERT_EQ(b->rules.size(), 1u);
+  ASSERT_EQ(b->rules[0].series.size(), 4u);
+  EXPECT_EQ(b->rules[0].series[1].tensor, "bad\xef\xbf\xbd\xef\xbf\xbdname");
+  EXPECT_GT(b->rules[0].series[0].points_per_bucket, 1);
+  const PageOptions options{.generated_at = "now", .version = "1"};
+  const std::string page = RenderReportPage(*a, nullptr, options);
+  EXPECT_EQ(RenderReportPage(*b, nullptr, options), page);
+  EXPECT_EQ(Specs(page).size(), 3u);  // (the two tensors of "grad" share a chart)
+  // An empty store (a resumed rule that published nothing yet) leaves the file to be read.
+  SeriesStore empty;
+  const LiveSeries none = {{"R", &empty}};
+  StatusOr<JobFiles> c = JobFilesReader(Env::Default(), job.dir.str()).Read(&none);
+  LITMUS_ASSERT_OK(c.status());
+  EXPECT_TRUE(c->rules[0].series.empty());  // (the file was removed above)
 }
 
 TEST(ReportGenerator, WritesAtomicallyAndNamesTheFileItCannotWrite) {

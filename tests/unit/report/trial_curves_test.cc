@@ -85,6 +85,57 @@ TEST(TrialCurves, IncrementalStridedAndBounded) {
   EXPECT_EQ(curves.watched().size(), 2u);
 }
 
+// `litmus run --report` reads the curves through the runner's own Trial: the same curves as a
+// TrialCurves that opens the trial itself, and the borrowed Trial is refreshed only by its owner.
+TEST(TrialCurves, ThroughTheRunnersTrialTheSameCurvesAndNoRefresh) {
+  testing::TempDir trial;
+  writer::WriterOptions options;
+  options.save_config = writer::SaveConfig::Every(1);
+  options.end_marker = writer::EndMarkerPolicy::kNever;
+  options.overwrite_existing = true;
+  auto w = writer::Writer::Open(trial.str(), options);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  WriteSteps(**w, 0, 1500);
+  StatusOr<std::unique_ptr<Trial>> runners = Trial::Open(Env::Default(), trial.str());
+  ASSERT_TRUE(runners.ok()) << runners.status().ToString();
+  TrialCurves borrowed(runners->get());
+  borrowed.Watch({"layer/w"});
+  borrowed.Update();
+  ASSERT_TRUE(borrowed.info().open) << borrowed.info().error;
+  EXPECT_EQ(borrowed.info().steps, 1500);
+  WriteSteps(**w, 1500, 3000);
+  ASSERT_TRUE((*w)->Close().ok());
+  borrowed.Update();
+  EXPECT_EQ(borrowed.info().steps, 1500);  // not refreshed by the curves
+  ASSERT_TRUE((*runners)->Refresh().ok());
+  borrowed.Update();
+  EXPECT_EQ(borrowed.info().steps, 3000);
+
+  TrialCurves own(Env::Default(), trial.str());
+  own.Watch({"layer/w"});
+  own.Update();
+  EXPECT_EQ(own.info().steps, 3000);
+  EXPECT_EQ(own.stride("layer/w"), borrowed.stride("layer/w"));
+  for (const auto& [store, other] : {std::pair{&own.losses(), &borrowed.losses()}, std::pair{&own.stats(), &borrowed.stats()}}) {
+    ASSERT_EQ(store->series().size(), other->series().size());
+    for (size_t i = 0; i < store->series().size(); ++i) {
+      const SeriesStore::Series& a = store->series()[i];
+      const SeriesStore::Series& b = other->series()[i];
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.tensor, b.tensor);
+      EXPECT_EQ(a.total_points, b.total_points);
+      ASSERT_EQ(a.buckets.size(), b.buckets.size()) << a.name;
+      for (size_t j = 0; j < a.buckets.size(); ++j) {
+        EXPECT_EQ(a.buckets[j].first_step, b.buckets[j].first_step);
+        EXPECT_EQ(a.buckets[j].count, b.buckets[j].count);
+        EXPECT_EQ(a.buckets[j].min, b.buckets[j].min);
+        EXPECT_EQ(a.buckets[j].max, b.buckets[j].max);
+        EXPECT_EQ(a.buckets[j].sum, b.buckets[j].sum);
+      }
+    }
+  }
+}
+
 TEST(TrialCurves, AMissingTrialIsReportedNotFatal) {
   testing::TempDir dir;
   TrialCurves curves(Env::Default(), (dir.path() / "nowhere").string());

@@ -23,7 +23,9 @@ class JobObserver {
   virtual void TrialOpened(const Trial& /*trial*/) {}
   // `rule` (configuration name) was evaluated at global `step`; `condition_met` its outcome;
   // `points` the series values it published since its last evaluation (ABI 1.3), whose names
-  // are in `series.series()[point.series]`. Skipped steps are not reported.
+  // are in `series.series()[point.series]`. Skipped steps are not reported. `series` is the
+  // rule's own store, at the same address for the whole job: the observer may keep a reference
+  // and read it in its later calls until FilesWritten(true) returns; not after.
   virtual void StepEvaluated(const std::string& rule, int64_t step, bool condition_met, const SeriesStore& series,
                              const std::vector<SeriesStore::NewPoint>& points) = 0;
   // The rule fired at `step` with `message` (the RuleEvaluationConditionMet event's).
