@@ -60,18 +60,26 @@ run_shape() {
 }
 
 # Issue 17: what publishing series and writing the by-products cost. The same job (every step
-# evaluated) with series kept, the series files, the HTML report and a TensorBoard file (the
-# "full" run) against --no-series and neither report nor TensorBoard (the "bare" run); runs
-# alternate, best of 5 each; CPU time (user + system, of litmus and its rule workers) and wall time.
+# evaluated) as a "bare" run (--no-series, neither report nor TensorBoard) and with, in turn, the
+# series kept (the default), plus a TensorBoard file (with the losses), plus the HTML report, and
+# all of them; runs alternate, best of 5 each; wall time and CPU time (user + system, of litmus and
+# its rule workers), each as a ratio to the bare run (target: all of them <= 1.05).
 run_output_cost() {
   local name=$1 label=$2; shift 2
   local trial=$1; shift
-  local out="$work/out-cost-$name" best_bare=1e9 best_full=1e9 cpu_bare=1e9 cpu_full=1e9 t0 t1 c0 c1 code kind
+  local out="$work/out-cost-$name" kinds=(bare series tensorboard report all) kind t0 t1 c0 c1 code
+  local -A wall cpu
+  for kind in "${kinds[@]}"; do wall[$kind]=1e9; cpu[$kind]=1e9; done
   for _ in 1 2 3 4 5; do
-    for kind in bare full; do
+    for kind in "${kinds[@]}"; do
       rm -rf "$out"
-      local extra=(--no-series)
-      [ "$kind" = full ] && extra=(--report "$out/report.html" --tensorboard-dir "$out/tb" --tensorboard-losses)
+      local extra=()
+      case $kind in
+        bare) extra=(--no-series) ;;
+        tensorboard) extra=(--tensorboard-dir "$out/tb" --tensorboard-losses) ;;
+        report) extra=(--report "$out/report.html") ;;
+        all) extra=(--report "$out/report.html" --tensorboard-dir "$out/tb" --tensorboard-losses) ;;
+      esac
       c0=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
       t0=$(now)
       set +e
@@ -82,20 +90,20 @@ run_output_cost() {
       t1=$(now)
       c1=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
       [ "$code" -le 1 ] || { echo "litmus run ($label, $kind) failed with exit code $code" >&2; exit 1; }
-      if [ "$kind" = full ]; then
-        [ -s "$out/report.html" ] && ls "$out"/tb/litmus/events.out.tfevents.* > /dev/null ||
-          { echo "the full run wrote no report or TensorBoard file" >&2; exit 1; }
-        best_full=$(awk -v a="$t0" -v b="$t1" -v m="$best_full" 'BEGIN { d = b - a; print (d < m) ? d : m }')
-        cpu_full=$(awk -v a="$c0" -v b="$c1" -v m="$cpu_full" 'BEGIN { d = b - a; print (d < m) ? d : m }')
-      else
-        best_bare=$(awk -v a="$t0" -v b="$t1" -v m="$best_bare" 'BEGIN { d = b - a; print (d < m) ? d : m }')
-        cpu_bare=$(awk -v a="$c0" -v b="$c1" -v m="$cpu_bare" 'BEGIN { d = b - a; print (d < m) ? d : m }')
-      fi
+      case $kind in
+        report|all) [ -s "$out/report.html" ] || { echo "no report from the $kind run" >&2; exit 1; } ;;
+      esac
+      wall[$kind]=$(awk -v a="$t0" -v b="$t1" -v m="${wall[$kind]}" 'BEGIN { d = b - a; print (d < m) ? d : m }')
+      cpu[$kind]=$(awk -v a="$c0" -v b="$c1" -v m="${cpu[$kind]}" 'BEGIN { d = b - a; print (d < m) ? d : m }')
     done
   done
-  local hz; hz=$(getconf CLK_TCK)
-  awk -v b="$best_bare" -v f="$best_full" -v cb="$cpu_bare" -v cf="$cpu_full" -v hz="$hz" -v n="$name" -v l="$label" \
-    'BEGIN { printf "series + report + TensorBoard (%s, --keep-going) on %s: %.3f s vs %.3f s bare (--no-series): ratio %.3f; CPU %.2f vs %.2f s: ratio %.3f (target <= 1.05)\n", l, n, f, b, f / b, cf / hz, cb / hz, (cb > 0 ? cf / cb : 0) }'
+  local hz line; hz=$(getconf CLK_TCK)
+  line="what rules publish and the by-products ($label, --keep-going) on $name: bare (--no-series) $(awk -v w="${wall[bare]}" -v c="${cpu[bare]}" -v hz="$hz" 'BEGIN { printf "%.3f s, CPU %.2f s", w, c / hz }')"
+  for kind in series tensorboard report all; do
+    line+="; $kind $(awk -v w="${wall[$kind]}" -v c="${cpu[$kind]}" -v bw="${wall[bare]}" -v bc="${cpu[bare]}" \
+      'BEGIN { printf "%.3fx (CPU %.3fx)", w / bw, (bc > 0 ? c / bc : 0) }')"
+  done
+  echo "$line (target <= 1.05)"
   rm -rf "$out"
 }
 
