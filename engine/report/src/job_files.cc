@@ -5,7 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
+
+#include "litmus/format/mode.h"
 
 namespace litmus::report {
 namespace {
@@ -113,15 +116,6 @@ std::string StoredText(const std::string& text) {
 // reads as the integer 0.
 double StoredNumber(double v) { return v == 0 ? 0.0 : v; }
 
-std::string ModeName(int32_t mode) {
-  switch (mode) {
-    case 1: return "TRAIN";
-    case 2: return "EVAL";
-    case 3: return "PREDICT";
-    case 4: return "GLOBAL";
-    default: return "";
-  }
-}
 
 }  // namespace
 
@@ -156,7 +150,7 @@ void SeriesFromStore(const SeriesStore& store, RuleFiles* rule) {
       const double value = b.count == 1 ? b.first_value : b.finite > 0 ? b.sum / static_cast<double>(b.finite) : nan;
       c.step.push_back(b.first_step);
       c.last_step.push_back(b.last_step);
-      c.mode.push_back(ModeName(b.mode));
+      c.mode.push_back(SeriesModeName(b.mode));
       c.value.push_back(StoredNumber(value));
       c.min.push_back(StoredNumber(b.finite > 0 ? b.min : value));
       c.max.push_back(StoredNumber(b.finite > 0 ? b.max : value));
@@ -171,6 +165,11 @@ void SeriesFromStore(const SeriesStore& store, RuleFiles* rule) {
     }
     rule->series.push_back(std::move(data));
   }
+}
+
+std::string SeriesModeName(int32_t mode) {
+  const std::optional<Mode> m = ModeFromValue(mode);
+  return m ? std::string(ModeName(*m)) : std::string();
 }
 
 std::vector<VerdictRow> VerdictRows(const JobFiles& job) {

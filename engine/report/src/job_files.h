@@ -77,6 +77,10 @@ struct JobFiles {
   std::vector<RuleFiles> rules;  // status.json's order
 };
 
+// The name of a LITMUS_MODE_* value as the series document writes it ("TRAIN", ...); "" for 0
+// (unknown) or any other value.
+std::string SeriesModeName(int32_t mode);
+
 // The rows of the verdict table (run/verdict_table.h) that `litmus run` prints, from the files:
 // the report's summary is the same table. A rule without a report yet counts its firing events.
 std::vector<VerdictRow> VerdictRows(const JobFiles& job);

@@ -16,16 +16,6 @@
 namespace litmus::report {
 namespace {
 
-std::string ModeText(int32_t mode) {
-  switch (mode) {
-    case 1: return "TRAIN";
-    case 2: return "EVAL";
-    case 3: return "PREDICT";
-    case 4: return "GLOBAL";
-    default: return "";
-  }
-}
-
 // One line of a chart: its columns, its label in the legend, and its axis.
 struct Line {
   std::string label;
@@ -179,7 +169,7 @@ SeriesColumns ColumnsOf(const SeriesStore::Series& s) {
   for (const SeriesStore::Bucket& b : s.buckets) {
     c.step.push_back(b.first_step);
     c.last_step.push_back(b.last_step);
-    c.mode.push_back(ModeText(b.mode));
+    c.mode.push_back(SeriesModeName(b.mode));
     c.value.push_back(b.count == 1 || b.finite == 0 ? b.first_value : b.sum / static_cast<double>(b.finite));
     c.min.push_back(b.finite > 0 ? b.min : nan);
     c.max.push_back(b.finite > 0 ? b.max : nan);
