@@ -18,8 +18,9 @@ class JobObserver {
  public:
   virtual ~JobObserver() = default;
   // The job's trial (the base trial) was opened, before any rule runs. The observer may keep the
-  // pointer and read from it (Value, TensorSteps, ...) in its later calls -- the runner refreshes
-  // it, the observer never does -- until FilesWritten(true); not after.
+  // pointer and read from it in its later calls (Value, TensorSteps, Prefetch and Release of
+  // what it read itself) -- the runner refreshes it, the observer never does -- until
+  // FilesWritten(true); not after.
   virtual void TrialOpened(const Trial& /*trial*/) {}
   // `rule` (configuration name) was evaluated at global `step`; `condition_met` its outcome;
   // `points` the series values it published since its last evaluation (ABI 1.3), whose names
