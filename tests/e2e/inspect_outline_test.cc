@@ -16,6 +16,7 @@
 #include "litmus/engine/trial_document.h"
 #include "litmus/engine/trial_outline.h"
 #include "litmus/engine/trial_selection.h"
+#include "inspect_variants.h"
 #include "support/peak_rss.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -44,35 +45,10 @@ std::string TrialDocument(const std::string& dir, const TrialSelection& selectio
   return out.str();
 }
 
-struct Variant {
-  std::vector<std::string> args;
-  TrialSelection selection;
-};
-
-std::vector<Variant> Variants() {
-  std::vector<Variant> v;
-  v.push_back({{}, {}});
-  TrialSelection eval;
-  eval.mode = Mode::kEval;
-  v.push_back({{"--mode", "EVAL"}, eval});
-  TrialSelection range;
-  range.steps = StepRange{2, 5};
-  v.push_back({{"--step", "2:5"}, range});
-  TrialSelection train;
-  train.mode = Mode::kTrain;
-  train.steps = StepRange{1, 3};
-  v.push_back({{"--mode", "TRAIN", "--step", "1:3"}, train});
-  TrialSelection names;
-  names.tensor_regex = {"fc|loss|b$"};
-  v.push_back({{"--tensor", "fc|loss|b$"}, names});
-  TrialSelection collection;
-  collection.collections = {"losses"};
-  v.push_back({{"--collection", "losses"}, collection});
-  return v;
-}
+std::vector<testing::InspectVariant> Variants() { return testing::InspectVariants("fc|loss|b$"); }
 
 void ExpectSameDocuments(const std::string& dir, int64_t window = 1000) {
-  for (const Variant& variant : Variants()) {
+  for (const testing::InspectVariant& variant : Variants()) {
     std::vector<std::string> args = {LitmusBinary(), "inspect", dir, "--json", "--no-values"};
     args.insert(args.end(), variant.args.begin(), variant.args.end());
     const auto result = RunProcess(args, {{"SMDEBUG_INCOMPLETE_STEP_WAIT_WINDOW", std::to_string(window)}});

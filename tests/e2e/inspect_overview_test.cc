@@ -16,6 +16,7 @@
 #include "litmus/engine/trial_selection.h"
 #include "litmus/engine/trial_summary.h"
 #include "litmus/writer/writer.h"
+#include "inspect_variants.h"
 #include "support/peak_rss.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -56,38 +57,16 @@ Expected TrialOverview(const std::string& dir, const TrialSelection& selection, 
   return e;
 }
 
-struct Variant {
-  std::vector<std::string> args;
-  TrialSelection selection;
-};
-
-std::vector<Variant> Variants() {
-  std::vector<Variant> v;
-  v.push_back({{}, {}});
-  TrialSelection eval;
-  eval.mode = Mode::kEval;
-  v.push_back({{"--mode", "EVAL"}, eval});
-  TrialSelection range;
-  range.steps = StepRange{2, 5};
-  v.push_back({{"--step", "2:5"}, range});
-  TrialSelection train;
-  train.mode = Mode::kTrain;
-  train.steps = StepRange{1, 3};
-  v.push_back({{"--mode", "TRAIN", "--step", "1:3"}, train});
-  TrialSelection names;
-  names.tensor_regex = {"fc|loss|b$|t1"};
-  v.push_back({{"--tensor", "fc|loss|b$|t1"}, names});
-  TrialSelection collection;
-  collection.collections = {"losses"};
-  v.push_back({{"--collection", "losses"}, collection});
-  TrialSelection late;
+std::vector<testing::InspectVariant> Variants() {
+  std::vector<testing::InspectVariant> v = testing::InspectVariants("fc|loss|b$|t1");
+  TrialSelection late;  // the second index folder and beyond
   late.steps = StepRange{999, 2600};
   v.push_back({{"--step", "999:2600"}, late});
   return v;
 }
 
 void ExpectSameOverviews(const std::string& dir) {
-  for (const Variant& variant : Variants()) {
+  for (const testing::InspectVariant& variant : Variants()) {
     for (const bool no_values : {false, true}) {
       std::vector<std::string> args = {LitmusBinary(), "inspect", dir};
       args.insert(args.end(), variant.args.begin(), variant.args.end());
