@@ -52,33 +52,8 @@ compare() {
     'BEGIN { printf "%s: in-process %.3f s, isolated %.3f s, ratio isolated/in-process %.3f\n", w, n, p, p / n }'
 }
 
-all_rules_yaml() {
-  local trial=$1
-  cat <<YAML
-trial: $trial
-rules:
-  - {rule: VanishingGradient}
-  - {rule: ExplodingTensor}
-  - {rule: AllZero}
-  - {rule: TensorVariance, parameters: {max_threshold: "1e30"}}
-  - {rule: UnchangedTensor}
-  - {rule: WeightUpdateRatio}
-  - {rule: SimilarAcrossRuns, parameters: {other_trials: "$trial"}}
-  - {rule: LossNotDecreasing}
-  - {rule: Overfit}
-  - {rule: Overtraining}
-  - {rule: PoorWeightInitialization}
-  - {rule: StalledTrainingRule}
-  - {rule: SaturatedActivation}
-  - {rule: DeadRelu}
-  - {rule: CheckInputImages}
-  - {rule: NLPSequenceRatio}
-  - {rule: ClassImbalance}
-  - {rule: Confusion}
-  - {rule: FeatureImportanceOverweight}
-  - {rule: TreeDepth}
-YAML
-}
+# shellcheck source=bench/all-builtin-rules.sh
+source "$(dirname "$0")/all-builtin-rules.sh"
 
 for shape in big small; do
   trial="$work/$shape"

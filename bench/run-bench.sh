@@ -141,8 +141,52 @@ EOF
   rm -rf "$out" "$yaml"
 }
 
+# Issue 16: all 20 built-in rules in one job on a trial that feeds them all (simulated_training
+# --feed-all-rules: small tensors, many steps), every step evaluated, with rules in worker
+# processes (the default) and in-process, against plain reading of the same files; best of 3,
+# alternating. Prints each as a ratio to the plain read and as microseconds per rule and step.
+# shellcheck source=bench/all-builtin-rules.sh
+source "$(dirname "$0")/all-builtin-rules.sh"
+run_all_builtin_rules() {
+  local steps=$1 trial="$work/feed-all" out="$work/out-all-rules" yaml="$work/all-rules.yaml"
+  echo "== 20 built-in rules: simulated_training --scenario healthy --feed-all-rules --steps $steps"
+  "$build/examples/simulated_training/simulated_training" "$trial" --scenario healthy --feed-all-rules \
+    --steps "$steps" > /dev/null
+  sync
+  all_rules_yaml "$trial" > "$yaml"
+  local global_steps files bytes
+  global_steps=$(find "$trial/index" -name '*.json' | wc -l)
+  files=$(find "$trial/events" -name '*.tfevents' | wc -l)
+  bytes=$(find "$trial/events" -name '*.tfevents' -printf '%s\n' | awk '{ s += $1 } END { print s }')
+  plain_read "$trial"
+  local -A best=([plain]=1e9 [process]=1e9 [none]=1e9)
+  local kind t0 t1 code
+  for _ in 1 2 3; do
+    for kind in plain process none; do
+      rm -rf "$out"
+      t0=$(now)
+      if [ "$kind" = plain ]; then
+        plain_read "$trial"
+      else
+        set +e
+        "$litmus" run --config "$yaml" --isolation "$kind" --keep-going --logging-level error \
+          --output-dir "$out" --message-file "$out/message" --failure-file "$out/failure" > /dev/null
+        code=$?
+        set -e
+        [ "$code" -le 1 ] || { echo "litmus run (20 built-in rules, --isolation $kind) failed with exit code $code" >&2; exit 1; }
+      fi
+      t1=$(now)
+      best[$kind]=$(awk -v a="$t0" -v b="$t1" -v m="${best[$kind]}" 'BEGIN { d = b - a; print (d < m) ? d : m }')
+    done
+  done
+  awk -v p="${best[plain]}" -v i="${best[process]}" -v n="${best[none]}" -v s="$global_steps" -v f="$files" -v b="$bytes" \
+    'BEGIN { printf "20 built-in rules, %d steps (%d files, %.0f MB): plain read %.3f s; isolated %.3f s = %.2fx plain, %.1f us per rule and step; --isolation none %.3f s = %.2fx plain, %.1f us per rule and step (target <= 3x, <= 2 us)\n", s, f, b / 1e6, p, i, i / p, i / (20 * s) * 1e6, n, n / p, n / (20 * s) * 1e6 }'
+  rm -rf "$out" "$yaml" "$trial"
+}
+
 run_shape big $big
 run_shape small $small
+run_all_builtin_rules "$([ "$size" = smoke ] && echo 200 || echo 6000)"
 
 echo "== writer"
 "$build/bench/writer_bench" "$work/writer" $([ "$size" = smoke ] && echo --smoke)

@@ -4,8 +4,12 @@
 // healthy, exploding (NaN/inf), vanishing (tiny gradients) or flat (loss does not decrease).
 // With --workers N, N threads write N workers' files, as the ranks of a distributed job would.
 // With --tensorboard the writer also exports TensorBoard summaries (loss scalars, histograms of
-// weights, biases and gradients) to OUT_DIR/tensorboard or --tensorboard-dir.
+// weights, biases and gradients) to OUT_DIR/tensorboard or --tensorboard-dir. With
+// --feed-all-rules each step also saves what the other built-in rules read (SaveRuleFeeds), so
+// that one trial feeds all 20 (a benchmark shape, bench/run-bench.sh).
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <map>
 #include <random>
@@ -53,6 +57,7 @@ struct Config {
   unsigned seed = 1;
   bool tensorboard = false;
   std::string tensorboard_dir;  // "" = OUT_DIR/tensorboard
+  bool feed_all_rules = false;
 };
 
 // The synthetic task: y = tanh(a.x) + 0.5 b.x + noise, with a and b fixed by the seed.
@@ -66,10 +71,12 @@ class Data {
       b_.push_back(n(task));
     }
   }
-  void Batch(std::vector<float>* x, std::vector<float>* y) {
+  // `tanh_input` (optional): each sample's a.x, the input of the task's own tanh.
+  void Batch(std::vector<float>* x, std::vector<float>* y, std::vector<float>* tanh_input = nullptr) {
     std::normal_distribution<float> n(0.0f, 1.0f);
     x->resize(kBatch * kInputs);
     y->resize(kBatch);
+    if (tanh_input != nullptr) tanh_input->resize(kBatch);
     for (int s = 0; s < kBatch; ++s) {
       float ax = 0, bx = 0;
       for (int i = 0; i < kInputs; ++i) {
@@ -79,6 +86,7 @@ class Data {
         bx += b_[i] * v;
       }
       (*y)[s] = std::tanh(ax) + 0.5f * bx + 0.05f * n(rng_);
+      if (tanh_input != nullptr) (*tanh_input)[s] = ax;
     }
   }
 
@@ -106,6 +114,55 @@ litmus::Status SaveGradients(litmus::writer::Writer& w, Mlp& model) {
                                         {it->out, it->in}));
   }
   return litmus::OkStatus();
+}
+
+// --feed-all-rules: what the built-in rules beyond weights, gradients and losses read, derived
+// from this step's batch and model under the names their defaults match (docs/builtin-rules.md):
+// hidden layers' activation inputs (PoorWeightInitialization, SaturatedActivation: MLP_relu1_input_0
+// or MLP_sigmoid1_input_0, ...), the task's own tanh input a.x (teacher_tanh_input_0), the batch as
+// 1-channel 4x4 images (CheckInputImages: hybridsequential0_input_0) and as token ids with 0 for
+// |x| < 0.25 (NLPSequenceRatio: embedding0_input_0), the sign of the target and of the
+// prediction as class ids (ClassImbalance, Confusion: labels, predictions), each input's share of
+// the first layer's |weights| (FeatureImportanceOverweight: feature_importance/weight/f<i>) and
+// the node ids of a tree of depth 1 + step % 3 (TreeDepth: trees/Node). A benchmark shape (an MLP
+// has no trees): each rule gets tensors to evaluate at every step; some fire (Confusion: a sign
+// predictor is right far less often than min_diag 0.9; AllZero: the untrained model's predictions).
+litmus::Status SaveRuleFeeds(litmus::writer::Writer& w, Mlp& model, Activation activation, int global_step,
+                             const std::vector<float>& x, const std::vector<float>& y,
+                             const std::vector<float>& pred, const std::vector<float>& tanh_input) {
+  const char* act = activation == Activation::kRelu ? "relu" : "sigmoid";
+  const std::vector<simulated_training::Layer>& layers = model.layers();
+  for (size_t i = 0; i + 1 < layers.size(); ++i) {  // the hidden layers
+    const std::string name = "MLP_" + std::string(act) + std::to_string(i + 1) + "_input_0";
+    LITMUS_RETURN_IF_ERROR(w.SaveTensor(name, std::span<const float>(layers[i].pre_activation), {kBatch, layers[i].out}));
+  }
+  LITMUS_RETURN_IF_ERROR(w.SaveTensor("teacher_tanh_input_0", std::span<const float>(tanh_input), {kBatch}));
+  LITMUS_RETURN_IF_ERROR(w.SaveTensor("hybridsequential0_input_0", std::span<const float>(x), {kBatch, 1, 4, 4}));
+  static_assert(kInputs == 16, "the images are 4x4");
+  std::vector<int32_t> tokens(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    tokens[i] = std::fabs(x[i]) < 0.25f ? 0 : 1 + std::clamp(static_cast<int32_t>((x[i] + 3.0f) * 4.0f), 0, 23);
+  }
+  LITMUS_RETURN_IF_ERROR(w.SaveTensor("embedding0_input_0", std::span<const int32_t>(tokens), {kBatch, kInputs}));
+  std::vector<int32_t> labels(y.size()), predictions(pred.size());
+  for (size_t i = 0; i < y.size(); ++i) labels[i] = y[i] > 0.0f ? 1 : 0;
+  for (size_t i = 0; i < pred.size(); ++i) predictions[i] = pred[i] > 0.0f ? 1 : 0;
+  LITMUS_RETURN_IF_ERROR(w.SaveTensor("labels", std::span<const int32_t>(labels), {kBatch}));
+  LITMUS_RETURN_IF_ERROR(w.SaveTensor("predictions", std::span<const int32_t>(predictions), {kBatch}));
+  const simulated_training::Layer& first = layers.front();
+  std::vector<float> importance(static_cast<size_t>(first.in), 0.0f);
+  float total = 0.0f;
+  for (int o = 0; o < first.out; ++o) {
+    for (int i = 0; i < first.in; ++i) importance[static_cast<size_t>(i)] += std::fabs(first.weight[static_cast<size_t>(o * first.in + i)]);
+  }
+  for (const float v : importance) total += v;
+  for (size_t i = 0; i < importance.size(); ++i) {
+    const float share = total > 0.0f ? importance[i] / total : 0.0f;
+    LITMUS_RETURN_IF_ERROR(w.SaveTensor("feature_importance/weight/f" + std::to_string(i), std::span<const float>(&share, 1), {}));
+  }
+  std::vector<float> nodes(static_cast<size_t>((2 << (1 + global_step % 3)) - 1));  // 3, 7 or 15 nodes
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = static_cast<float>(i);
+  return w.SaveTensor("trees/Node", std::span<const float>(nodes), {static_cast<int64_t>(nodes.size())});
 }
 
 struct WorkerResult {
@@ -140,9 +197,9 @@ WorkerResult RunWorker(const Config& config, int rank) {
   // on healthy training, and LossNotDecreasing could not see that flat training learns nothing.)
   Data validation(config.seed, config.seed * 1000 + 999 - static_cast<unsigned>(rank));
   std::vector<std::vector<float>> validation_x(static_cast<size_t>(config.eval_steps));
-  std::vector<std::vector<float>> validation_y(validation_x.size());
-  for (size_t e = 0; e < validation_x.size(); ++e) validation.Batch(&validation_x[e], &validation_y[e]);
-  std::vector<float> x, y, grad;
+  std::vector<std::vector<float>> validation_y(validation_x.size()), validation_t(validation_x.size());
+  for (size_t e = 0; e < validation_x.size(); ++e) validation.Batch(&validation_x[e], &validation_y[e], &validation_t[e]);
+  std::vector<float> x, y, grad, tanh_input;
 
   // One global step: a TRAIN step on a fresh batch (eval_batch < 0), or an EVAL step on
   // validation batch eval_batch.
@@ -150,15 +207,19 @@ WorkerResult RunWorker(const Config& config, int rank) {
     const bool training = eval_batch < 0;
     LITMUS_RETURN_IF_ERROR(w.BeginStep());
     if (training) {
-      train.Batch(&x, &y);
+      train.Batch(&x, &y, &tanh_input);
     } else {
       x = validation_x[static_cast<size_t>(eval_batch)];
       y = validation_y[static_cast<size_t>(eval_batch)];
+      tanh_input = validation_t[static_cast<size_t>(eval_batch)];
     }
     LITMUS_RETURN_IF_ERROR(SaveParameters(w, model));  // before the update, like a forward hook
     const std::vector<float> pred = model.Forward(x, kBatch);
     const float loss = Mlp::MseLoss(pred, y, &grad);
     LITMUS_RETURN_IF_ERROR(w.SaveTensor("MSELoss_output_0", std::span<const float>(&loss, 1), {}));
+    if (config.feed_all_rules) {
+      LITMUS_RETURN_IF_ERROR(SaveRuleFeeds(w, model, scenario.activation, result.global_steps, x, y, pred, tanh_input));
+    }
     if (training) {
       model.Backward(grad, kBatch);
       LITMUS_RETURN_IF_ERROR(SaveGradients(w, model));
@@ -203,6 +264,9 @@ int main(int argc, char** argv) {
   app.add_flag("--tensorboard", config.tensorboard,
                "Also export TensorBoard summaries (per mode: loss scalars; histograms of weights, biases "
                "and gradients) to OUT_DIR/tensorboard");
+  app.add_flag("--feed-all-rules", config.feed_all_rules,
+               "Also save what the other built-in rules read (activation inputs, images, token ids, labels and "
+               "predictions, feature importances, tree nodes), so that one trial feeds all 20 (a benchmark shape)");
   app.add_option("--tensorboard-dir", config.tensorboard_dir,
                  "Export TensorBoard summaries to this folder instead (implies --tensorboard)");
   try {
