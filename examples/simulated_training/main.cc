@@ -118,23 +118,26 @@ litmus::Status SaveGradients(litmus::writer::Writer& w, Mlp& model) {
 
 // --feed-all-rules: what the built-in rules beyond weights, gradients and losses read, derived
 // from this step's batch and model under the names their defaults match (docs/builtin-rules.md):
-// hidden layers' activation inputs (PoorWeightInitialization, SaturatedActivation: MLP_relu1_input_0
-// or MLP_sigmoid1_input_0, ...), the task's own tanh input a.x (teacher_tanh_input_0), the batch as
-// 1-channel 4x4 images (CheckInputImages: hybridsequential0_input_0) and as token ids with 0 for
-// |x| < 0.25 (NLPSequenceRatio: embedding0_input_0), the sign of the target and of the
-// prediction as class ids (ClassImbalance, Confusion: labels, predictions), each input's share of
-// the first layer's |weights| (FeatureImportanceOverweight: feature_importance/weight/f<i>) and
-// the node ids of a tree of depth 1 + step % 3 (TreeDepth: trees/Node). A benchmark shape (an MLP
-// has no trees): each rule gets tensors to evaluate at every step; some fire (Confusion: a sign
-// predictor is right far less often than min_diag 0.9; AllZero: the untrained model's predictions).
+// the hidden layers' activation inputs and outputs (PoorWeightInitialization, SaturatedActivation,
+// DeadRelu: MLP_fc1_relu_input_0, MLP_fc1_relu_output_0, ... or MLP_fc1_sigmoid_...), the task's
+// own tanh input a.x (teacher_tanh_input_0), the batch as 1-channel 4x4 images (CheckInputImages:
+// hybridsequential0_input_0) and as token ids with 0 for |x| < 0.25 (NLPSequenceRatio:
+// embedding0_input_0), the signs of the target and of the prediction as class ids
+// (ClassImbalance, Confusion: labels, predictions), each input's share of the first layer's
+// |weights| (FeatureImportanceOverweight: feature_importance/weight/f<i>) and the node ids of a
+// tree of depth 1 + step % 3 (TreeDepth: trees/Node). A benchmark shape (an MLP has no trees):
+// each rule gets tensors to evaluate at every step; some fire (Confusion: a sign predictor is
+// right far less often than min_diag 0.9; AllZero: the untrained model's predictions).
 litmus::Status SaveRuleFeeds(litmus::writer::Writer& w, Mlp& model, Activation activation, int global_step,
                              const std::vector<float>& x, const std::vector<float>& y,
                              const std::vector<float>& pred, const std::vector<float>& tanh_input) {
   const char* act = activation == Activation::kRelu ? "relu" : "sigmoid";
   const std::vector<simulated_training::Layer>& layers = model.layers();
-  for (size_t i = 0; i + 1 < layers.size(); ++i) {  // the hidden layers
-    const std::string name = "MLP_" + std::string(act) + std::to_string(i + 1) + "_input_0";
-    LITMUS_RETURN_IF_ERROR(w.SaveTensor(name, std::span<const float>(layers[i].pre_activation), {kBatch, layers[i].out}));
+  for (size_t i = 0; i + 1 < layers.size(); ++i) {  // the hidden layers: activation in and out
+    const std::string name = "MLP_" + layers[i].name + "_" + act;  // e.g. MLP_fc1_relu
+    const std::vector<int64_t> shape = {kBatch, layers[i].out};
+    LITMUS_RETURN_IF_ERROR(w.SaveTensor(name + "_input_0", std::span<const float>(layers[i].pre_activation), shape));
+    LITMUS_RETURN_IF_ERROR(w.SaveTensor(name + "_output_0", std::span<const float>(layers[i + 1].input), shape));
   }
   LITMUS_RETURN_IF_ERROR(w.SaveTensor("teacher_tanh_input_0", std::span<const float>(tanh_input), {kBatch}));
   LITMUS_RETURN_IF_ERROR(w.SaveTensor("hybridsequential0_input_0", std::span<const float>(x), {kBatch, 1, 4, 4}));
