@@ -117,7 +117,7 @@ litmus::Status SaveGradients(litmus::writer::Writer& w, Mlp& model) {
 }
 
 // --feed-all-rules: what the built-in rules beyond weights, gradients and losses read, derived
-// from this step's batch and model under the names their defaults match (docs/builtin-rules.md):
+// from this step's batch and model under the names their defaults match (docs/rules.md):
 // the hidden layers' activation inputs and outputs (PoorWeightInitialization, SaturatedActivation,
 // DeadRelu: MLP_fc1_relu_input_0, MLP_fc1_relu_output_0, ... or MLP_fc1_sigmoid_...), the task's
 // own tanh input a.x (teacher_tanh_input_0), the batch as 1-channel 4x4 images (CheckInputImages:
