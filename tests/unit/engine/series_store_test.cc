@@ -192,6 +192,64 @@ TEST(SeriesStore, JsonDocument) {
   EXPECT_EQ(s["firings"], nlohmann::json::parse(R"({"step": [5], "mode": ["EVAL"], "value": [0.25]})"));
 }
 
+// Find + AddAt (isolated workers' interned names) keep exactly what Add keeps: the same buckets,
+// merges, non-finite values, firings and document, over enough points to compact twice.
+TEST(SeriesStore, AddAtKeepsWhatAddKeeps) {
+  SeriesStore by_name;
+  SeriesStore by_index;
+  const std::string long_name(SeriesStore::kMaxTextBytes + 10, 'n');
+  const std::vector<std::pair<std::string, std::string>> names = {
+      {"a", "t1"}, {"a", ""}, {std::string("b\0c", 3), "t"}, {long_name, "t"}};
+  std::vector<uint32_t> index(names.size(), SeriesStore::kNotFound);
+  for (int64_t step = 0; step < 3000; ++step) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      const double value = step % 97 == 0 ? std::nan("") : step % 89 == 0 ? -INFINITY : std::sin(step * 0.01 + i);
+      by_name.Add(names[i].first, names[i].second, step, 1 + step % 2, value);
+      if (index[i] == SeriesStore::kNotFound) {
+        EXPECT_EQ(by_index.Find(names[i].first, names[i].second), SeriesStore::kNotFound);
+        by_index.Add(names[i].first, names[i].second, step, 1 + step % 2, value);
+        index[i] = by_index.Find(names[i].first, names[i].second);
+        ASSERT_NE(index[i], SeriesStore::kNotFound);
+      } else {
+        by_index.AddAt(index[i], step, 1 + step % 2, value);
+      }
+    }
+    if (step % 500 == 0) {
+      by_name.MarkFiring(step);
+      by_index.MarkFiring(step);
+    }
+  }
+  EXPECT_EQ(by_index.ToJson("r", "C"), by_name.ToJson("r", "C"));
+  EXPECT_EQ(by_index.series()[0].points_per_bucket, 4);
+  // The long name is found by its whole text, not the kept (truncated) one.
+  EXPECT_EQ(by_index.Find(long_name.substr(0, SeriesStore::kMaxTextBytes), "t"), SeriesStore::kNotFound);
+  // An index outside the store and a disabled store keep nothing.
+  by_index.AddAt(99, 1, 1, 1.0);
+  EXPECT_EQ(by_index.series().size(), names.size());
+  by_index.Disable();
+  EXPECT_EQ(by_index.Find("a", "t1"), SeriesStore::kNotFound);
+  by_index.AddAt(0, 1, 1, 1.0);
+  EXPECT_TRUE(by_index.series().empty());
+}
+
+// Names are compared whole, NUL bytes included: ("a\0", "b") and ("a", "\0b") are two series.
+TEST(SeriesStore, NamesWithNulBytesNeverCollide) {
+  SeriesStore store;
+  const std::string a_nul("a\0", 2);
+  const std::string nul_b("\0b", 2);
+  store.Add(a_nul, "b", 1, 1, 1.0);
+  store.Add("a", nul_b, 1, 1, 2.0);
+  store.Add("a", nul_b, 2, 1, 3.0);  // (found by the hash after a miss of the next-series guess)
+  store.Add(a_nul, "b", 2, 1, 4.0);
+  ASSERT_EQ(store.series().size(), 2u);
+  EXPECT_EQ(store.series()[0].name, a_nul);
+  EXPECT_EQ(store.series()[0].tensor, "b");
+  EXPECT_EQ(store.series()[0].total_points, 2);
+  EXPECT_EQ(store.series()[1].tensor, nul_b);
+  EXPECT_EQ(store.Find("a", nul_b), 1u);
+  EXPECT_EQ(store.Find(a_nul, "b"), 0u);
+}
+
 TEST(SeriesStore, NewPointsOnlyWhenAsked) {
   SeriesStore store;
   store.Add("v", "", 0, 1, 1.0);

@@ -138,6 +138,41 @@ TEST(TensorBoardEvents, CreateAtWritesTheFileWholeAtTheFirstFlush) {
   EXPECT_NE(missing.status().message().find("no/f.tfevents"), std::string::npos) << missing.status().message();
 }
 
+// AddScalar frames its record in place (no temporaries): byte for byte the framed
+// EncodeScalarEvent, whatever the sizes of the varints (steps 0, negative, large; tags of 0, 127,
+// 128 and 300 bytes, odd bytes included).
+TEST(TensorBoardEvents, AddScalarWritesTheFramedEncodedEvent) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "s.tfevents").string();
+  auto writer = EventFileWriter::CreateAt(Env::Default(), path);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  std::string expected = tfrecord::FrameRecord(EncodeFileVersionEvent(0), tfrecord::FooterKind::kPayloadCrc);
+  const size_t version_size = expected.size();
+  const std::string odd("a\0b/\x01 \"\xc3\xa9", 9);  // (tags are proto strings: valid UTF-8)
+  const std::vector<std::string> tags = {"", "t", std::string(127, 'x'), std::string(128, 'y'),
+                                         std::string(300, 'z'), odd};
+  const std::vector<int64_t> steps = {0, 1, 127, 128, -1, std::numeric_limits<int64_t>::max(),
+                                      std::numeric_limits<int64_t>::min()};
+  size_t count = 0;
+  for (const std::string& tag : tags) {
+    for (const int64_t step : steps) {
+      const float value = static_cast<float>(count++) * 0.5f - 3.0f;
+      (*writer)->AddScalar(step, tag, value, 1700000000.25);
+      expected += tfrecord::FrameRecord(EncodeScalarEvent(1700000000.25, step, tag, value),
+                                        tfrecord::FooterKind::kPayloadCrc);
+    }
+  }
+  ASSERT_TRUE((*writer)->Close().ok());
+  const std::string bytes = testing::ReadWholeFile(path);
+  ASSERT_EQ(bytes.size(), expected.size());
+  // (the file_version record's wall time is the writer's clock)
+  EXPECT_EQ(bytes.substr(version_size), expected.substr(version_size));
+  const auto records = Records(bytes);
+  ASSERT_EQ(records.size(), 1 + tags.size() * steps.size());
+  EXPECT_EQ(records.back().summary().value(0).tag(), odd);
+  EXPECT_EQ(records.back().step(), std::numeric_limits<int64_t>::min());
+}
+
 TEST(TensorBoardEvents, WriterFlushesWholeRecordsAndNeverReusesAFile) {
   testing::TempDir dir;
   const std::string run = (dir.path() / "a" / "litmus").string();

@@ -264,18 +264,9 @@ std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::
         if (!in.failed()) HostApi()->report_detail(&ctx_, key, value);
         break;
       }
-      case MessageType::kReportSeries: {
-        Decoder in(message.payload);
-        const uint64_t count = in.Get<uint64_t>();
-        for (uint64_t i = 0; i < count && !in.failed(); ++i) {
-          const litmus_str_t series = GetStr(in);
-          const litmus_str_t tensor = GetStr(in);
-          const int64_t step = in.Get<int64_t>();
-          const double value = in.Get<double>();
-          if (!in.failed()) HostApi()->report_series(&ctx_, series, tensor, step, value);
-        }
+      case MessageType::kReportSeries:
+        if (!ReadSeriesNote(message.payload)) return broken(Channel::Failure::kProtocol);
         break;
-      }
       case MessageType::kReportThreshold: {
         Decoder in(message.payload);
         const litmus_str_t series = GetStr(in);
@@ -294,6 +285,37 @@ std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::
         return broken(Channel::Failure::kProtocol);
     }
   }
+}
+
+bool IsolatedRule::ReadSeriesNote(std::string_view payload) {
+  Decoder in(payload);
+  const uint64_t count = in.Get<uint64_t>();
+  for (uint64_t i = 0; i < count && !in.failed(); ++i) {
+    const uint32_t id = in.Get<uint32_t>();
+    if (id == kSeriesRaw) {
+      const litmus_str_t series = GetStr(in);
+      const litmus_str_t tensor = GetStr(in);
+      const int64_t step = in.Get<int64_t>();
+      const double value = in.Get<double>();
+      if (!in.failed()) HostApi()->report_series(&ctx_, series, tensor, step, value);
+      continue;
+    }
+    if ((id & kSeriesDefine) != 0) {
+      // Ids are defined in order, once each.
+      if ((id & ~kSeriesDefine) != series_names_.size() || series_names_.size() >= kMaxSeriesIds) return false;
+      const std::string_view series = in.GetBytes();
+      const std::string_view tensor = in.GetBytes();
+      if (in.failed()) return false;
+      series_names_.push_back({std::string(series), std::string(tensor)});
+    } else if (id >= series_names_.size()) {
+      return false;
+    }
+    SeriesName& name = series_names_[id & ~kSeriesDefine];
+    const int64_t step = in.Get<int64_t>();
+    const double value = in.Get<double>();
+    if (!in.failed()) ReportSeriesAt(&ctx_, name.series, name.tensor, &name.index, step, value);
+  }
+  return !in.failed() && in.at_end();
 }
 
 std::string IsolatedRule::Answer(std::string_view query) {

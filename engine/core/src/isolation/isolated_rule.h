@@ -154,6 +154,16 @@ class IsolatedRule : public RuleHandle {
   void RememberStepQuery(std::string_view query, size_t step_offset, int64_t step);
   void AppendStepQueryAnswers(const Started& started, Encoder& out);
   std::unordered_map<const char*, uint32_t> name_ids_;  // by the trial's copy of the name
+  // The worker's interned series names (protocol.h "Series points"), by id, each with its
+  // position in ctx_.report->series once known (ReportSeriesAt).
+  struct SeriesName {
+    std::string series;
+    std::string tensor;
+    uint32_t index = SeriesStore::kNotFound;
+  };
+  std::vector<SeriesName> series_names_;
+  // Decodes and records a kReportSeries note; false on a malformed one.
+  bool ReadSeriesNote(std::string_view payload);
   std::vector<TensorPtr> keep_alive_;  // values the worker may be reading
 };
 

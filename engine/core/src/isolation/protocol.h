@@ -18,6 +18,12 @@
 // same list as the last one sent, every step moved by the difference between the two lists'
 // steps (rules usually require the same names relative to the step at every step, and neither
 // side then encodes, decodes and looks up every name again).
+// Series points (kReportSeries) name their (series, tensor) pair by an id too: the first point
+// of a pair carries kSeriesDefine | id and the two names (ids are 0, 1, 2, ... in the order
+// defined, valid for the worker's life, at most kMaxSeriesIds of them); later points carry the
+// id alone, so a rule publishing the same series at every step sends 20 bytes a point and the
+// runner compares no names. Names the runner must judge one by one (an empty or NULL series
+// name, a NULL tensor name) and pairs beyond kMaxSeriesIds travel as kSeriesRaw with both names.
 #pragma once
 
 #include <chrono>
@@ -36,6 +42,11 @@
 namespace litmus::isolation {
 
 inline constexpr uint64_t kSameRequirements = ~uint64_t{0};
+
+// The leading u32 of a kReportSeries entry: an id, kSeriesDefine | id, or kSeriesRaw (above).
+inline constexpr uint32_t kSeriesDefine = uint32_t{1} << 31;
+inline constexpr uint32_t kSeriesRaw = ~uint32_t{0};
+inline constexpr uint32_t kMaxSeriesIds = uint32_t{1} << 16;
 
 enum class MessageType : uint32_t {
   kNone = 0,            // (no message: IsolatedRule::Call only receives)
@@ -60,8 +71,12 @@ enum class MessageType : uint32_t {
   kReportDetail = 25,     // key, JSON text
   kAheadReply = 26,       // the step, then as kReply to kRequiredTensors
   // ABI 1.3 (one-way notes, like kReportDetail)
-  kReportSeries = 27,          // count, then (series, tensor, step, value) each: the report_series
-                               // calls of a plugin call, batched (sent before any other message)
+  kReportSeries = 27,          // count, then per point: u32 id, kSeriesDefine | id followed by
+                               // the series and tensor names (u64 size, bytes each), or kSeriesRaw
+                               // followed by both names as nullable strings (u8 is_null; u64 size
+                               // if null, else u64 size, bytes); then i64 step, f64 value. The
+                               // report_series calls of a plugin call, batched (sent before any
+                               // other message)
   kReportThreshold = 28,       // series, value, fires_when
   kReportRecommendation = 29,  // text
 };

@@ -655,9 +655,41 @@ void WorkerConnection::Note(MessageType type, const std::string& payload) {
   if (channel_->Send(type, payload) != Channel::Failure::kNone) _exit(kExitLostRunner);
 }
 
+uint32_t WorkerConnection::SeriesId(litmus_str_t series, litmus_str_t tensor) {
+  // The runner judges bad names point by point (as in-process): they are never interned.
+  if (series.data == nullptr || series.size == 0 || (tensor.data == nullptr && tensor.size != 0)) return kSeriesRaw;
+  const std::string_view name(series.data, series.size);
+  const std::string_view of = tensor.size == 0 ? std::string_view() : std::string_view(tensor.data, tensor.size);
+  if (next_series_id_ < series_names_.size()) {
+    const auto& [n, t] = series_names_[next_series_id_];
+    if (n == name && t == of) return next_series_id_++;
+  }
+  const uint64_t name_size = name.size();  // (first: names with NUL bytes never collide)
+  series_key_.assign(reinterpret_cast<const char*>(&name_size), sizeof name_size);
+  series_key_.append(name);
+  series_key_.append(of);
+  if (const auto it = series_ids_.find(series_key_); it != series_ids_.end()) {
+    next_series_id_ = it->second + 1;
+    return it->second;
+  }
+  if (series_names_.size() >= kMaxSeriesIds) return kSeriesRaw;
+  const auto id = static_cast<uint32_t>(series_names_.size());
+  series_names_.emplace_back(std::string(name), std::string(of));
+  series_ids_.emplace(series_key_, id);
+  next_series_id_ = id + 1;
+  return id | kSeriesDefine;
+}
+
 void WorkerConnection::AddSeriesPoint(litmus_str_t series, litmus_str_t tensor, int64_t step, double value) {
-  PutStr(series_, series);
-  PutStr(series_, tensor);
+  const uint32_t id = SeriesId(series, tensor);
+  series_.Put(id);
+  if (id == kSeriesRaw) {
+    PutStr(series_, series);
+    PutStr(series_, tensor);
+  } else if ((id & kSeriesDefine) != 0) {
+    const auto& [n, t] = series_names_[id & ~kSeriesDefine];
+    series_.PutString(n).PutString(t);
+  }
   series_.Put(step).Put(value);
   ++series_count_;
   // Bounded: a rule publishing without end within one call still sends as it goes.

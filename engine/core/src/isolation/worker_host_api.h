@@ -19,6 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "isolation/protocol.h"
@@ -137,6 +138,15 @@ class WorkerConnection {
   const LocalTensor* FindInTable(uint32_t trial, std::string_view name, int64_t step);
   Encoder series_;  // batched kReportSeries points (after their count)
   uint64_t series_count_ = 0;
+  // Interned (series, tensor) pairs (protocol.h "Series points"): by id, and the id of
+  // (u64 size of series) + series + tensor. A rule publishes the same pairs in the same order at every step: the
+  // id after the last one used is tried first (two comparisons, no hashing).
+  std::vector<std::pair<std::string, std::string>> series_names_;
+  std::unordered_map<std::string, uint32_t> series_ids_;
+  uint32_t next_series_id_ = 0;
+  std::string series_key_;  // reused lookup key
+  // The id of (series, tensor), defining it in series_ if new; kSeriesRaw when not interned.
+  uint32_t SeriesId(litmus_str_t series, litmus_str_t tensor);
 };
 
 // The worker's host table; `connection` serves every call (set once, before any plugin loads).

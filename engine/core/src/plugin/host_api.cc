@@ -615,6 +615,18 @@ void HostReportDetail(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_val
   }
 }
 
+// ctx->series_mode: the LITMUS_MODE_* of `step` (looked up once per step, not per point).
+void UpdateSeriesMode(litmus_ctx_t* ctx, int64_t step) {
+  if (step == ctx->series_mode_step) return;
+  ctx->series_mode = 0;
+  if (!ctx->trials.empty() && ctx->trials[0] != nullptr) {
+    if (const auto found = ctx->trials[0]->ModeOfGlobalStep(step)) {
+      ctx->series_mode = static_cast<int32_t>(found->first);
+    }
+  }
+  ctx->series_mode_step = step;
+}
+
 // ABI 1.3: what the rule watched. Like report_detail, misuse is logged and ignored (a bad
 // series never fails a rule).
 void HostReportSeries(litmus_ctx_t* ctx, litmus_str_t series, litmus_str_t tensor, int64_t step,
@@ -627,15 +639,7 @@ void HostReportSeries(litmus_ctx_t* ctx, litmus_str_t series, litmus_str_t tenso
                    ctx->log_tag);
       return;
     }
-    if (step != ctx->series_mode_step) {
-      ctx->series_mode = 0;
-      if (!ctx->trials.empty() && ctx->trials[0] != nullptr) {
-        if (const auto found = ctx->trials[0]->ModeOfGlobalStep(step)) {
-          ctx->series_mode = static_cast<int32_t>(found->first);
-        }
-      }
-      ctx->series_mode_step = step;
-    }
+    UpdateSeriesMode(ctx, step);
     ctx->report->series.Add(std::string_view(series.data, series.size),
                             tensor.size == 0 ? std::string_view() : std::string_view(tensor.data, tensor.size), step,
                             ctx->series_mode, value);
@@ -735,6 +739,24 @@ constexpr litmus_host_api_t kHostApi = {
 }  // namespace
 
 const litmus_host_api_t* HostApi() { return &kHostApi; }
+
+void ReportSeriesAt(litmus_ctx* ctx, std::string_view series, std::string_view tensor, uint32_t* index,
+                    int64_t step, double value) noexcept {
+  if (ctx == nullptr) return;
+  if (*index == SeriesStore::kNotFound || ctx->report == nullptr ||
+      (ctx->phase != PluginCallPhase::kInvoke && ctx->phase != PluginCallPhase::kPoll)) {
+    // The first point of the series, or one the table's function refuses or logs: all its checks.
+    HostReportSeries(ctx, {series.data(), series.size()}, {tensor.data(), tensor.size()}, step, value);
+    if (ctx->report != nullptr) *index = ctx->report->series.Find(series, tensor);
+    return;
+  }
+  try {
+    UpdateSeriesMode(ctx, step);
+    ctx->report->series.AddAt(*index, step, ctx->series_mode, value);
+  } catch (...) {
+    // Reporting never fails a rule.
+  }
+}
 
 void RecordRequirement(litmus_ctx* ctx, uint32_t trial, std::string_view name, const int64_t* steps,
                        size_t step_count, bool reductions_only) {

@@ -60,6 +60,14 @@ enum class PluginCallPhase { kIdle, kEntry, kCreate, kSetRequiredTensors, kInvok
 void RecordRequirement(litmus_ctx* ctx, uint32_t trial, std::string_view name, const int64_t* steps,
                        size_t step_count, bool reductions_only);
 
+// report_series of a series the caller publishes again and again (an isolated worker's interned
+// names): as the host table's report_series, but once `*index` holds the series' position in
+// ctx->report->series (SeriesStore::Find; set here after the first point that created it) no
+// name is compared or hashed. `*index` starts as SeriesStore::kNotFound and belongs to the
+// caller (one per series name, for this ctx and its report).
+void ReportSeriesAt(litmus_ctx* ctx, std::string_view series, std::string_view tensor, uint32_t* index,
+                    int64_t step, double value) noexcept;
+
 // The host table (ABI LITMUS_ABI_MAJOR.LITMUS_ABI_MINOR); static, valid for the process's life.
 const litmus_host_api_t* HostApi();
 // The table the plugin loader hands to plugin entries (plugins keep it for every later call):

@@ -62,6 +62,15 @@ double ValueOf(const SeriesStore::Bucket& b) {
   return b.finite > 0 ? b.sum / static_cast<double>(b.finite) : std::nan("");
 }
 
+// The index_ key of (name, tensor): the name's size first, so that names with NUL bytes never
+// collide ("a\0" + "b" and "a" + "\0b").
+void Key(std::string_view name, std::string_view tensor, std::string& out) {
+  const uint64_t size = name.size();
+  out.assign(reinterpret_cast<const char*>(&size), sizeof size);
+  out.append(name);
+  out.append(tensor);
+}
+
 std::string Truncated(std::string_view text) {
   return std::string(text.substr(0, SeriesStore::kMaxTextBytes));
 }
@@ -88,9 +97,7 @@ void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t st
   uint32_t at = next_;
   if (at >= series_.size() || name.size() > kMaxTextBytes || tensor.size() > kMaxTextBytes ||
       series_[at].name != name || series_[at].tensor != tensor) {
-    key_.assign(name);
-    key_.push_back('\0');
-    key_.append(tensor);
+    Key(name, tensor, key_);
     auto it = index_.find(key_);
     if (it == index_.end()) {
       if (series_.size() >= kMaxSeries) {
@@ -105,6 +112,19 @@ void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t st
     }
     at = it->second;
   }
+  AddAt(at, step, mode, value);
+}
+
+uint32_t SeriesStore::Find(std::string_view name, std::string_view tensor) const {
+  if (disabled_) return kNotFound;
+  std::string key;
+  Key(name, tensor, key);
+  const auto it = index_.find(key);
+  return it == index_.end() ? kNotFound : it->second;
+}
+
+void SeriesStore::AddAt(uint32_t at, int64_t step, int32_t mode, double value) {
+  if (disabled_ || at >= series_.size()) return;
   next_ = at + 1 == series_.size() ? 0 : at + 1;
   Series& s = series_[at];
   ++version_;
@@ -113,21 +133,35 @@ void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t st
   s.has_last = true;
   if (keep_new_points_) new_points_.push_back({at, step, value});
   const bool finite = std::isfinite(value);
-  Bucket point{.first_step = step,
-               .last_step = step,
-               .mode = mode,
-               .count = 1,
-               .finite = finite ? 1 : 0,
-               .sum = finite ? value : 0.0,
-               .min = finite ? value : 0.0,
-               .max = finite ? value : 0.0,
-               .first_value = value};
   if (!s.buckets.empty() && s.buckets.back().count < s.points_per_bucket) {
-    Merge(s.buckets.back(), point);
+    // Merge of a one-point bucket, inlined (the common case once a series has been compacted).
+    Bucket& b = s.buckets.back();
+    if (finite) {
+      if (b.finite == 0) {
+        b.min = value;
+        b.max = value;
+      } else {
+        b.min = std::min(b.min, value);
+        b.max = std::max(b.max, value);
+      }
+      ++b.finite;
+      b.sum += value;
+    }
+    ++b.count;
+    b.last_step = std::max(b.last_step, step);
+    b.first_step = std::min(b.first_step, step);
   } else {
-    s.buckets.push_back(point);
+    s.buckets.push_back(Bucket{.first_step = step,
+                               .last_step = step,
+                               .mode = mode,
+                               .count = 1,
+                               .finite = finite ? 1 : 0,
+                               .sum = finite ? value : 0.0,
+                               .min = finite ? value : 0.0,
+                               .max = finite ? value : 0.0,
+                               .first_value = value});
+    if (s.buckets.size() > kMaxBuckets) Compact(s);
   }
-  if (s.buckets.size() > kMaxBuckets) Compact(s);
 }
 
 void SeriesStore::Merge(Bucket& into, const Bucket& from) {
@@ -204,6 +238,7 @@ void SeriesStore::MarkFiring(int64_t step) {
 std::vector<SeriesStore::NewPoint> SeriesStore::TakeNewPoints() {
   std::vector<NewPoint> out;
   out.swap(new_points_);
+  new_points_.reserve(out.size());  // (a rule publishes about as many points at every step)
   return out;
 }
 

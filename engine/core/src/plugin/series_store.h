@@ -67,6 +67,15 @@ class SeriesStore {
 
   // Records one value. `mode` is the LITMUS_MODE_* of the step (0 if unknown).
   void Add(std::string_view name, std::string_view tensor, int64_t step, int32_t mode, double value);
+  // The position in series() of the series (name, tensor) as Add keys it (names compared whole,
+  // before truncation), or kNotFound (never added, dropped beyond kMaxSeries, or disabled).
+  // A position stays valid for the store's life (series are never removed; Disable makes every
+  // later AddAt a no-op): a caller that publishes the same series again and again finds it once
+  // and then calls AddAt, with no string work per point.
+  static constexpr uint32_t kNotFound = ~uint32_t{0};
+  uint32_t Find(std::string_view name, std::string_view tensor) const;
+  // Add to the series at `index` (from Find; an index not in series() is ignored).
+  void AddAt(uint32_t index, int64_t step, int32_t mode, double value);
   // A series has at most one threshold per side (fires_when): an upper and a lower bound.
   void SetThreshold(std::string_view series, double value, int32_t fires_when);
   void AddRecommendation(std::string_view text);
@@ -100,7 +109,7 @@ class SeriesStore {
   static void Compact(Series& s);
 
   std::vector<Series> series_;
-  std::unordered_map<std::string, uint32_t> index_;  // name + '\0' + tensor -> position
+  std::unordered_map<std::string, uint32_t> index_;  // Key(name, tensor) -> position (series_store.cc)
   std::map<std::string, std::vector<Threshold>> thresholds_;  // by fires_when
   std::vector<std::string> recommendations_;
   int64_t dropped_series_ = 0;
@@ -108,7 +117,7 @@ class SeriesStore {
   bool keep_new_points_ = false;
   bool disabled_ = false;
   std::vector<NewPoint> new_points_;
-  std::string key_;  // reused lookup key
+  std::string key_;  // reused lookup key (Add)
   uint32_t next_ = 0;  // the series Add tries first
 };
 
