@@ -147,8 +147,8 @@ InspectOptions& AddInspectCommand(CLI::App& app) {
       "List the values: tensors of at most 16 elements in full, larger ones as dtype, shape, min/max/mean "
       "and NaN/inf counts (one line per tensor, step and worker); --json has the values anyway");
   cmd->add_flag("--json", options.json,
-                "Print the JSON document (schema: docs/inspect-json.md), values included unless --no-values, "
-                "written as it is produced");
+                "Print the JSON document (schema: docs/inspect-json.md), values included unless --no-values; "
+                "with values, a finished trial's records are first read into a temporary file in $TMPDIR");
   cmd->add_flag("--no-values", options.no_values,
                   "Describe only the catalog (steps, modes, names, collections); read no tensor values")
       ->excludes(values);
