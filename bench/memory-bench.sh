@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Peak RSS of `litmus run` (AllZero), `litmus inspect` (the overview, which reads and checks every
-# record), `litmus inspect --values` and `litmus inspect --json --no-values` on
+# record), `litmus inspect --values`, `litmus inspect --json --no-values` and `litmus inspect --json`
+# (with values; it and --values spill each tensor's part of each index folder to a temporary
+# file under WORK_DIR's TMPDIR, ~2 KB and ~0.3 KB per record) on
 # two trials of small tensors that differ only in their number of steps, and the growth between
 # them in bytes per (step, tensor) record: the catalog's resident cost (issue 16 item 2: <= 20).
 # Usage: bench/memory-bench.sh BUILD_DIR [STEPS_SMALL STEPS_LARGE [TENSORS [WORK_DIR]]]
@@ -36,19 +38,21 @@ for steps in "$small" "$large"; do
   kb[run,$steps]=$(peak_kb "$litmus" run --trial "$trial" --rule AllZero --plugin "$plugin" \
                      --output-dir "$work/out" --fresh)
   kb[inspect,$steps]=$(peak_kb "$litmus" inspect "$trial")
-  kb[values,$steps]=$(peak_kb "$litmus" inspect "$trial" --values)
+  kb[values,$steps]=$(TMPDIR="$work" peak_kb "$litmus" inspect "$trial" --values)
   kb[json,$steps]=$(peak_kb "$litmus" inspect "$trial" --json --no-values)
+  kb[jsonvalues,$steps]=$(TMPDIR="$work" peak_kb "$litmus" inspect "$trial" --json)
   rm -rf "$trial" "$work/out"
 done
 
 records=$(( (large - small) * tensors ))
 printf '%-34s %12s %12s %14s\n' "peak RSS (MB), $tensors x 16 float32" "$small steps" "$large steps" "bytes/record"
-for what in run inspect values json; do
+for what in run inspect values json jsonvalues; do
   case $what in
     run) label="run --rule AllZero" ;;
     inspect) label="inspect" ;;
     values) label="inspect --values" ;;
     json) label="inspect --json --no-values" ;;
+    jsonvalues) label="inspect --json" ;;
   esac
   a=${kb[$what,$small]} b=${kb[$what,$large]}
   awk -v l="$label" -v a="$a" -v b="$b" -v r="$records" \

@@ -6,8 +6,11 @@
 // `--json --no-values` reads a TrialOutline instead of a Trial (no record locations, steps as
 // runs): its memory does not grow with the trial's (step, tensor) records either. So does the
 // overview of a finished trial, which then reads the records an index folder at a time
-// (trial_folders.h). `--values` and `--json` with values still read a Trial (their output goes
-// tensor by tensor, the index files step by step).
+// (trial_folders.h), and so do `--values` and `--json` with values: their output goes tensor by
+// tensor while the index folders go step by step, so each tensor's part of each folder is
+// written to a temporary spill file and the output then copied from it tensor by tensor
+// (trial_folders.h says why that design). A live trial, or a layout the folders do not
+// represent, reads a Trial.
 #include "inspect_command.h"
 
 #include <CLI/CLI.hpp>
@@ -99,6 +102,23 @@ std::optional<int> WriteOutlineOverview(Env* env, const TrialOutline& outline, T
   return ReportDamage(check->damage, options.trial);
 }
 
+// The --values listing or the --json document with values of a finished trial from its
+// outline, its records read an index folder at a time and spilled per tensor to a temporary
+// file (trial_folders.h): nullopt, nothing written, when that cannot give the Trial's output;
+// then the caller reads a Trial.
+std::optional<int> WriteValuesOutputByFolder(Env* env, const TrialOutline& outline, TrialSelection selection,
+                                             const TrialOptions& trial_options, const InspectOptions& options) {
+  StatusOr<SelectedOutline> selected = SelectedOutline::Resolve(outline, std::move(selection));
+  if (!selected.ok()) return Fail(kExitBadInput, selected.status().message());
+  // On damage the output stops where a Trial's stops (a document then is not valid JSON); exit code 2.
+  const StatusOr<bool> written =
+      options.json ? WriteDocumentByFolder(env, *selected, trial_options, TrialDocumentOptions{}, std::cout)
+                   : WriteValuesByFolder(env, *selected, trial_options, TrialValuesOptions{}, std::cout);
+  if (!written.ok()) return Fail(kExitBadInput, written.status().message());
+  if (!*written) return std::nullopt;
+  return kExitOk;
+}
+
 }  // namespace
 
 InspectOptions& AddInspectCommand(CLI::App& app) {
@@ -127,8 +147,8 @@ InspectOptions& AddInspectCommand(CLI::App& app) {
       "List the values: tensors of at most 16 elements in full, larger ones as dtype, shape, min/max/mean "
       "and NaN/inf counts (one line per tensor, step and worker); --json has the values anyway");
   cmd->add_flag("--json", options.json,
-                "Print the JSON document (schema: docs/inspect-json.md), values included unless --no-values, "
-                "written as it is produced");
+                "Print the JSON document (schema: docs/inspect-json.md), values included unless --no-values; "
+                "with values, a finished trial's records are first read into a temporary file in $TMPDIR");
   cmd->add_flag("--no-values", options.no_values,
                   "Describe only the catalog (steps, modes, names, collections); read no tensor values")
       ->excludes(values);
@@ -157,7 +177,7 @@ int RunInspect(const InspectOptions& options) {
                                    " has no collections file and no index file (is this the trial folder?)");
   };
   const bool overview = !options.json && !options.values;
-  if ((options.json && options.no_values) || overview) {
+  {
     // The outline describes the same catalog as the Trial, in memory independent of the number
     // of records; a layout it does not represent (Unimplemented) falls back to the Trial. The
     // overview reads the records of a finished trial an index folder at a time; a live one
@@ -165,11 +185,12 @@ int RunInspect(const InspectOptions& options) {
     auto outline = TrialOutline::Open(&env, options.trial, trial_options);
     if (outline.ok()) {
       if (NotATrial(**outline)) return not_a_trial();
-      if (!overview) return WriteOutlineDocument(**outline, std::move(*selection));
+      if (options.json && options.no_values) return WriteOutlineDocument(**outline, std::move(*selection));
       if ((*outline)->end_marker_seen()) {
-        if (std::optional<int> status = WriteOutlineOverview(&env, **outline, *selection, trial_options, options)) {
-          return *status;
-        }
+        std::optional<int> status =
+            overview ? WriteOutlineOverview(&env, **outline, *selection, trial_options, options)
+                     : WriteValuesOutputByFolder(&env, **outline, *selection, trial_options, options);
+        if (status) return *status;
       }
     } else if (outline.status().code() != StatusCode::kUnimplemented) {
       return Fail(kExitBadInput, outline.status().message());

@@ -86,31 +86,38 @@ std::string DescribeTensorValue(const Tensor& t, int64_t max_listed_values) {
   return out;
 }
 
+Status WriteTensorValueLines(const Trial& trial, const std::string& name, std::span<const int64_t> steps,
+                             bool several_workers, const TrialValuesOptions& options, std::ostream& out) {
+  for (int64_t step : steps) {
+    const std::vector<TensorEntry> entries = trial.Entries(name, step);
+    for (const TensorEntry& entry : entries) {
+      std::string line = fmt::format("  step {}", step);
+      if (entry.mode != Mode::kGlobal) line += fmt::format(" ({} {})", ModeName(entry.mode), entry.mode_step);
+      if (several_workers || entries.size() > 1) line += fmt::format(" {}", entry.worker);
+      line += ": ";
+      StatusOr<TensorPtr> value = trial.Value(name, step, Mode::kGlobal, entry.worker);
+      if (value.ok()) {
+        line += DescribeTensorValue(**value, options.max_listed_values);
+      } else if (GetTrialError(value.status())) {
+        line += fmt::format("<{}>", ErrorClassName(value.status()));
+      } else {
+        return value.status();
+      }
+      out << line << "\n";
+    }
+    trial.Release({{name, step}});
+    if (!out.good()) return UnavailableError("cannot write the listing (output closed or full)");
+  }
+  return OkStatus();
+}
+
 Status WriteTrialValues(const SelectedTrial& selected, const TrialValuesOptions& options, std::ostream& out) {
   const Trial& trial = selected.trial();
   const bool several_workers = trial.workers().size() > 1;
   for (const std::string& name : selected.tensor_names()) {
     out << name << "\n";
-    for (int64_t step : selected.FilterSteps(trial.TensorSteps(name, /*include_incomplete=*/true))) {
-      const std::vector<TensorEntry> entries = trial.Entries(name, step);
-      for (const TensorEntry& entry : entries) {
-        std::string line = fmt::format("  step {}", step);
-        if (entry.mode != Mode::kGlobal) line += fmt::format(" ({} {})", ModeName(entry.mode), entry.mode_step);
-        if (several_workers || entries.size() > 1) line += fmt::format(" {}", entry.worker);
-        line += ": ";
-        StatusOr<TensorPtr> value = trial.Value(name, step, Mode::kGlobal, entry.worker);
-        if (value.ok()) {
-          line += DescribeTensorValue(**value, options.max_listed_values);
-        } else if (GetTrialError(value.status())) {
-          line += fmt::format("<{}>", ErrorClassName(value.status()));
-        } else {
-          return value.status();
-        }
-        out << line << "\n";
-      }
-      trial.Release({{name, step}});
-      if (!out.good()) return UnavailableError("cannot write the listing (output closed or full)");
-    }
+    const std::vector<int64_t> steps = selected.FilterSteps(trial.TensorSteps(name, /*include_incomplete=*/true));
+    LITMUS_RETURN_IF_ERROR(WriteTensorValueLines(trial, name, steps, several_workers, options, out));
   }
   out.flush();
   return out.good() ? OkStatus() : UnavailableError("cannot write the listing (output closed or full)");

@@ -6,11 +6,14 @@
 // the trial's values. Reads tensors through Trial::Value etc.; call from the thread that owns the Trial.
 #pragma once
 
+#include <functional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "litmus/engine/trial.h"
+#include "litmus/engine/trial_outline.h"
 #include "litmus/engine/trial_selection.h"
 #include "litmus/status.h"
 
@@ -36,6 +39,25 @@ Status WriteTrialDocument(const SelectedTrial& selected, const TrialDocumentOpti
 // options.include_values), the catalog keys written in memory that does not grow with the
 // trial's records (trial_outline.h).
 Status WriteTrialDocument(const SelectedOutline& selected, const TrialDocumentOptions& options, std::ostream& out);
+
+// The document of an outline's selection with values: the catalog keys from the outline, and
+// after each selected tensor's catalog (tensors.<name>, in tensor_names order) its per_step
+// members as written by per_step(index of the name in selected.tensor_names(), out) -- the
+// members exactly as WriteTrialDocument of a Trial writes them, without the braces around them
+// (WriteStepRecords). An error of per_step stops the document there and is returned (as a
+// Trial's document stops at damage). For trial_folders.h, which reads the records an index
+// folder at a time.
+using PerStepWriter = std::function<Status(size_t tensor, std::ostream& out)>;
+Status WriteTrialDocument(const SelectedOutline& selected, const TrialDocumentOptions& options,
+                          const PerStepWriter& per_step, std::ostream& out);
+
+// tensors.<name>.per_step's members for `steps` (ascending; a step where no worker saved the
+// tensor is skipped), as WriteTrialDocument of a Trial writes them: each member is preceded by
+// ",\n" (the document's first member of a per_step object has "\n" instead: the caller drops
+// the comma). Each record's decoded values are released once written. Corruption stops at the
+// damaged record (nothing of it is written) and is returned.
+Status WriteStepRecords(const Trial& trial, const std::string& name, std::span<const int64_t> steps,
+                        const TrialDocumentOptions& options, std::ostream& out);
 
 // The whole trial's document as one string (WriteTrialDocument into memory): for tests and
 // small trials.

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <span>
 #include <string>
 
 #include "litmus/engine/tensor.h"
@@ -24,6 +25,13 @@ struct TrialValuesOptions {
 // that step, ...) is shown as "<ErrorClass>"; corruption (DataLoss, Unimplemented) stops the
 // listing and is returned, naming file and offset. Unavailable if writing to `out` fails.
 Status WriteTrialValues(const SelectedTrial& selected, const TrialValuesOptions& options, std::ostream& out);
+
+// The listing's lines of tensor `name` at `steps` (ascending; steps where no worker saved it have
+// none), without the line of its name: several_workers is whether the trial has more than one
+// worker (Trial::workers()). Errors as WriteTrialValues. For trial_folders.h, which reads the
+// records an index folder at a time.
+Status WriteTensorValueLines(const Trial& trial, const std::string& name, std::span<const int64_t> steps,
+                             bool several_workers, const TrialValuesOptions& options, std::ostream& out);
 
 // One tensor as the listing shows it (without step and worker), e.g.
 //   float32 (3,) [0.5, -1, nan]
