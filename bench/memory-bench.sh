@@ -2,7 +2,8 @@
 # Peak RSS of `litmus run` (AllZero), `litmus inspect` (the overview, which reads and checks every
 # record), `litmus inspect --values`, `litmus inspect --json --no-values` and `litmus inspect --json`
 # (with values; it and --values spill each tensor's part of each index folder to a temporary
-# file under WORK_DIR's TMPDIR, ~2 KB and ~0.3 KB per record) on
+# file under WORK_DIR's TMPDIR, ~2 KB and ~0.3 KB per record: at the default 100k steps ~10 GB
+# and ~5 min of CPU for `--json`) on
 # two trials of small tensors that differ only in their number of steps, and the growth between
 # them in bytes per (step, tensor) record: the catalog's resident cost (issue 16 item 2: <= 20).
 # Usage: bench/memory-bench.sh BUILD_DIR [STEPS_SMALL STEPS_LARGE [TENSORS [WORK_DIR]]]
