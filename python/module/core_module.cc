@@ -407,13 +407,15 @@ py::dict TrialValues(PyTrial& t, const std::vector<std::string>& names,
                      const std::optional<std::vector<int64_t>>& shared_steps, Mode mode) {
   t.MaybeRefresh();
   std::vector<std::vector<int64_t>> steps(names.size());
+  std::optional<size_t> unknown;
   {
     std::shared_lock lock(t.mu());
-    for (size_t k = 0; k < names.size(); ++k) {
-      if (!t.trial().HasTensor(names[k])) Raise(classes->tensor_unavailable, classes->tensor_unavailable(names[k]));
+    for (size_t k = 0; k < names.size() && !unknown; ++k) {
+      if (!t.trial().HasTensor(names[k])) unknown = k;
       steps[k] = shared_steps ? *shared_steps : t.trial().TensorSteps(names[k], mode);
     }
   }
+  if (unknown) Raise(classes->tensor_unavailable, classes->tensor_unavailable(names[*unknown]));
   py::dict out;
   std::vector<Trial::ValuesTarget> targets;
   std::vector<size_t> target_name;  // targets[j] is names[target_name[j]]
