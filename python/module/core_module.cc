@@ -9,6 +9,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -393,6 +395,60 @@ py::array StackValues(PyTrial& t, const std::string& name, const std::vector<int
   }
   for (const Status& s : statuses) {
     if (!s.ok()) return Stack(name, steps, t.Values(name, steps, mode, worker));
+  }
+  return out;
+}
+
+// Trial.values(names, steps): {name: stacked array} read file-major (Trial::CopyValuesFileMajor,
+// GIL released): every event file once for all the tensors. Each tensor's first value gives its
+// dtype and shape; a string tensor, and any tensor with a step that does not copy, takes
+// Tensor.values(steps)'s path, which raises what value() raises.
+py::dict TrialValues(PyTrial& t, const std::vector<std::string>& names,
+                     const std::optional<std::vector<int64_t>>& shared_steps, Mode mode) {
+  t.MaybeRefresh();
+  std::vector<std::vector<int64_t>> steps(names.size());
+  std::optional<size_t> unknown;
+  {
+    std::shared_lock lock(t.mu());
+    for (size_t k = 0; k < names.size() && !unknown; ++k) {
+      if (!t.trial().HasTensor(names[k])) unknown = k;
+      steps[k] = shared_steps ? *shared_steps : t.trial().TensorSteps(names[k], mode);
+    }
+  }
+  if (unknown) Raise(classes->tensor_unavailable, classes->tensor_unavailable(names[*unknown]));
+  py::dict out;
+  std::vector<Trial::ValuesTarget> targets;
+  std::vector<size_t> target_name;  // targets[j] is names[target_name[j]]
+  std::vector<py::array> arrays;
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (steps[k].empty()) {
+      out[py::str(names[k])] = StackValues(t, names[k], steps[k], mode, std::nullopt);
+      continue;
+    }
+    const TensorPtr first = t.Value(names[k], steps[k].front(), mode, std::nullopt);
+    if (first->is_string()) {
+      out[py::str(names[k])] = StackValues(t, names[k], steps[k], mode, std::nullopt);
+      continue;
+    }
+    std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(steps[k].size())};
+    shape.insert(shape.end(), first->shape().begin(), first->shape().end());
+    py::array array(py::dtype(std::string(DTypeName(first->dtype()))), shape);
+    targets.push_back({names[k], steps[k], first->dtype(), first->shape(),
+                       std::span<std::byte>(static_cast<std::byte*>(array.mutable_data()),
+                                            first->bytes().size() * steps[k].size())});
+    target_name.push_back(k);
+    arrays.push_back(std::move(array));
+  }
+  std::vector<std::vector<Status>> statuses;
+  {
+    py::gil_scoped_release nogil;
+    std::shared_lock lock(t.mu());
+    statuses = t.trial().CopyValuesFileMajor(targets, mode);
+  }
+  for (size_t j = 0; j < targets.size(); ++j) {
+    const std::string& name = names[target_name[j]];
+    const bool ok = std::all_of(statuses[j].begin(), statuses[j].end(), [](const Status& s) { return s.ok(); });
+    out[py::str(name)] = ok ? arrays[j] : Stack(name, steps[target_name[j]], t.Values(name, steps[target_name[j]], mode, std::nullopt));
   }
   return out;
 }
@@ -857,30 +913,89 @@ PYBIND11_MODULE(_core, m) {
           },
           py::arg("keys"))
       .def(
+          "values",
+          [](PyTrial& t, const py::object& names_arg, const py::object& steps_arg, const py::object& mode) {
+            const Mode m = ToMode(mode);
+            std::vector<std::string> names;
+            if (names_arg.is_none()) {
+              t.MaybeRefresh();
+              std::shared_lock lock(t.mu());
+              names = m == Mode::kGlobal ? t.trial().TensorNames() : t.trial().TensorNamesForMode(m);
+            } else if (py::isinstance<py::str>(names_arg)) {
+              names = {names_arg.cast<std::string>()};
+            } else {
+              names = names_arg.cast<std::vector<std::string>>();
+            }
+            std::optional<std::vector<int64_t>> steps;
+            if (!steps_arg.is_none()) steps = steps_arg.cast<std::vector<int64_t>>();
+            return TrialValues(t, names, steps, m);
+          },
+          py::arg("names") = py::none(), py::arg("steps") = py::none(), py::arg("mode") = py::none(),
+          "{name: array of shape (len(steps), *shape)}: the values of many tensors at many steps, read "
+          "file-major in parallel (each event file once). names: a list (or one name; default every "
+          "tensor of `mode`); steps: the same steps for every tensor (default: each tensor's own "
+          "steps of `mode`). Raises what value() raises (TensorUnavailable for an unknown name).")
+      .def(
           "_read_all_cpp",
-          [](PyTrial& t) {
+          [](PyTrial& t, bool file_major) {
             // Benchmark baseline (bench/python_bench.py): every raw value of every tensor read by
             // the C++ reader alone, as Tensor.values(steps) reads them (Trial::CopyValues into
-            // one buffer per tensor), with no Python objects.
+            // one buffer per tensor, tensor by tensor) or, with file_major, as Trial.values()
+            // does (Trial::CopyValuesFileMajor), with no Python objects. The buffers are
+            // allocated and touched before the reads start; returns (bytes copied, seconds of the
+            // reads alone, seconds of CPU of the process during the reads).
             py::gil_scoped_release nogil;
             std::shared_lock lock(t.mu());
             const Trial& trial = t.trial();
             uint64_t bytes = 0;
-            std::vector<std::byte> buffer;
-            for (const std::string& name : trial.TensorNames()) {
-              const std::vector<int64_t> steps = trial.TensorSteps(name);
-              if (steps.empty()) continue;
-              const StatusOr<TensorPtr> first = trial.Value(name, steps.front());
+            std::vector<std::string> names = trial.TensorNames();
+            std::vector<std::vector<int64_t>> steps(names.size());
+            std::vector<std::vector<std::byte>> buffers(names.size());
+            std::vector<Trial::ValuesTarget> targets;
+            size_t largest = 0;
+            for (size_t k = 0; k < names.size(); ++k) {
+              steps[k] = trial.TensorSteps(names[k]);
+              if (steps[k].empty()) continue;
+              const StatusOr<TensorPtr> first = trial.Value(names[k], steps[k].front());
               if (!first.ok() || (*first)->is_string()) continue;
-              buffer.resize((*first)->bytes().size() * steps.size());
-              const std::vector<Status> copied =
-                  trial.CopyValues(name, steps, Mode::kGlobal, (*first)->dtype(), (*first)->shape(), buffer);
-              for (const Status& s : copied) {
-                if (s.ok()) bytes += (*first)->bytes().size();
+              const size_t size = (*first)->bytes().size() * steps[k].size();
+              largest = std::max(largest, size);
+              if (file_major) buffers[k].resize(size);
+              targets.push_back({names[k], steps[k], (*first)->dtype(), (*first)->shape(),
+                                 file_major ? std::span<std::byte>(buffers[k]) : std::span<std::byte>()});
+            }
+            std::vector<std::byte> one(file_major ? 0 : largest);  // tensor by tensor: one buffer reused
+            const auto cpu_now = [] {
+              rusage usage{};
+              getrusage(RUSAGE_SELF, &usage);
+              return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+            };
+            const auto started = Clock::now();
+            const double cpu_started = cpu_now();
+            if (file_major) {
+              const std::vector<std::vector<Status>> copied = trial.CopyValuesFileMajor(targets, Mode::kGlobal);
+              for (size_t j = 0; j < targets.size(); ++j) {
+                const size_t each = targets[j].out.size() / targets[j].steps.size();
+                for (const Status& s : copied[j]) {
+                  if (s.ok()) bytes += each;
+                }
+              }
+            } else {
+              for (const Trial::ValuesTarget& target : targets) {
+                const StatusOr<TensorPtr> first = trial.Value(target.name, target.steps.front());
+                const size_t each = (*first)->bytes().size();
+                for (const Status& s : trial.CopyValues(target.name, target.steps, Mode::kGlobal, target.dtype,
+                                                        target.shape,
+                                                        std::span<std::byte>(one).first(each * target.steps.size()))) {
+                  if (s.ok()) bytes += each;
+                }
               }
             }
-            return bytes;
-          })
+            return std::make_tuple(bytes, std::chrono::duration<double>(Clock::now() - started).count(),
+                                   cpu_now() - cpu_started);
+          },
+          py::arg("file_major") = false)
       .def("__repr__", &TrialRepr);
 
   m.def(

@@ -438,6 +438,41 @@ class ApiTest(unittest.TestCase):
         with self.assertRaises(exc.TensorUnavailableForStep):  # gradients are not saved at EVAL steps
             tensor.values([0, 6])
 
+    def test_trial_values_equal_value_on_every_fixture(self):
+        # Trial.values(names): {name: stacked array}, read file-major; every value equal to value().
+        for fixture in FIXTURE_NAMES:
+            with self.subTest(fixture=fixture):
+                t = open_fixture(fixture)
+                names = [n for n in t.tensor_names() if t.tensor(n).value(t.tensor(n).steps()[0]).dtype.kind != "U"]
+                got = t.values(names)
+                self.assertEqual(sorted(got), sorted(names))
+                compared = 0
+                for name in names:
+                    steps = t.tensor(name).steps()
+                    self.assertEqual(got[name].shape[0], len(steps), name)
+                    for i, s in enumerate(steps):
+                        expected = t.tensor(name).value(s)
+                        self.assertEqual(got[name][i].dtype, expected.dtype, name)
+                        np.testing.assert_array_equal(got[name][i], expected, err_msg="%s at %d" % (name, s))
+                        compared += 1
+                self.assertGreater(compared, 0)
+                # Shared steps and a mode: what Tensor.values(steps, mode=) gives.
+                train = t.steps(mode=ModeKeys.TRAIN)[:3]
+                by_mode = t.values(names[:2], train, mode=ModeKeys.TRAIN)
+                for name in names[:2]:
+                    np.testing.assert_array_equal(by_mode[name], t.tensor(name).values(train, mode=ModeKeys.TRAIN))
+
+    def test_trial_values_raise_what_value_raises(self):
+        t = self.trial
+        with self.assertRaises(exc.TensorUnavailableForStep):  # gradients are not saved at EVAL steps
+            t.values([self.name], [0, 6])
+        with self.assertRaises(exc.TensorUnavailable):
+            t.values([self.name, "no/such/tensor"])
+        self.assertEqual(list(t.values(self.name)), [self.name])  # one name
+        strings = open_fixture("synthetic_dtypes")
+        with self.assertRaises(TypeError):  # as Tensor.values(steps): numbers only
+            strings.values(["exotic/string"])
+
     def test_exceptions_are_smdebugs(self):
         t = self.trial
         tensor = t.tensor(self.name)

@@ -19,12 +19,14 @@
 #include <unordered_map>
 
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_for_each.h>
 #include <tbb/task_group.h>
 
 #include "collections_parser.h"
 #include "litmus/format/event_codec.h"
+#include "litmus/format/crc32c.h"
 #include "litmus/format/tfrecord.h"
 #include "index_parser.h"
 #include "litmus/engine/reductions.h"
@@ -1036,6 +1038,64 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
                          [this](auto& file) { impl_->PrefetchFile(file.first, file.second); });
 }
 
+namespace {
+
+// The content of `record` (one whole framed record, at `offset` of its file) copied to `out`, if
+// it is a tensor_content record of `dtype` and `shape` with out.size() bytes of content, its
+// framing and CRCs checked as decoding checks them. False for anything else: the caller then goes
+// through Value(), which reports any error with the file's name.
+bool CopyRecordContent(std::span<const std::byte> record, uint64_t offset, DType dtype,
+                       const std::vector<int64_t>& shape, std::span<std::byte> out) {
+  const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, {}, offset);
+  if (!framed.ok()) return false;
+  const StatusOr<EventView> event = DecodeEvent(framed->payload);
+  if (!event.ok() || !event->has_tensor || DTypeFromProto(event->raw_dtype) != dtype || event->shape != shape ||
+      event->content.size() != out.size()) {
+    return false;
+  }
+  if (!out.empty()) std::memcpy(out.data(), event->content.data(), out.size());
+  return true;
+}
+
+uint64_t LoadLe64(const std::byte* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | static_cast<uint8_t>(p[i]);
+  return v;
+}
+uint32_t LoadLe32(const std::byte* p) { return static_cast<uint32_t>(LoadLe64(p) & 0xFFFFFFFFu); }
+
+// CopyRecordContent for a record read in pieces (RandomAccessFile::ReadScattered) with its
+// content straight into `content`: `record` holds the record's other bytes, with content.size()
+// bytes at `content_at` not read. True if the record is framed right (the payload CRC taken over
+// the three parts) and is a tensor_content record of `dtype` and `shape` whose content is exactly
+// those bytes. (Decoding does not look at the content's bytes, only at its place and length.)
+// REQUIRES: record.size() >= content_at + content.size().
+bool CheckScatteredRecord(std::span<const std::byte> record, size_t content_at, std::span<const std::byte> content,
+                          DType dtype, const std::vector<int64_t>& shape) {
+  using tfrecord::kFooterSize;
+  using tfrecord::kHeaderSize;
+  if (record.size() < tfrecord::kFramingOverhead || content_at < kHeaderSize) return false;
+  const uint64_t length = LoadLe64(record.data());
+  if (length != record.size() - tfrecord::kFramingOverhead ||
+      crc32c::Unmask(LoadLe32(record.data() + 8)) != crc32c::Value(record.data(), 8) ||
+      content_at + content.size() > kHeaderSize + length) {
+    return false;
+  }
+  const uint32_t footer = LoadLe32(record.data() + kHeaderSize + length);
+  if (footer != crc32c::kPlaceholderMaskedCrc) {
+    const size_t after = content_at + content.size();
+    uint32_t crc = crc32c::Extend(0, record.data() + kHeaderSize, content_at - kHeaderSize);
+    crc = crc32c::Extend(crc, content.data(), content.size());
+    crc = crc32c::Extend(crc, record.data() + after, record.size() - kFooterSize - after);
+    if (crc32c::Mask(crc) != footer) return false;
+  }
+  const StatusOr<EventView> event = DecodeEvent(record.subspan(kHeaderSize, static_cast<size_t>(length)));
+  return event.ok() && event->has_tensor && DTypeFromProto(event->raw_dtype) == dtype && event->shape == shape &&
+         event->content.size() == content.size() && event->content.data() == record.data() + content_at;
+}
+
+}  // namespace
+
 std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int64_t> steps, Mode mode, DType dtype,
                                       const std::vector<int64_t>& shape, std::span<std::byte> out) const {
   std::vector<Status> statuses(steps.size());
@@ -1062,15 +1122,7 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
     const std::span<const std::byte> record =
         mapped.bytes.subspan(static_cast<size_t>(start), static_cast<size_t>(entry.length));
     // (No file name: an error here only sends the step to Value(), which reports it.)
-    const StatusOr<tfrecord::RecordView> framed = tfrecord::ParseExactRecord(record, {}, start);
-    if (!framed.ok()) return false;
-    const StatusOr<EventView> event = DecodeEvent(framed->payload);
-    if (!event.ok() || !event->has_tensor || DTypeFromProto(event->raw_dtype) != dtype || event->shape != shape ||
-        event->content.size() != each) {
-      return false;
-    }
-    std::memcpy(out.data() + i * each, event->content.data(), each);
-    return true;
+    return CopyRecordContent(record, start, dtype, shape, out.subspan(i * each, each));
   };
   // The tensor is looked up once; each step's entry and mapping in chunks: the entries first,
   // then their files' mappings under one lock (MappingCache::FindAll, keyed by the catalog's
@@ -1114,6 +1166,212 @@ std::vector<Status> Trial::CopyValues(std::string_view name, std::span<const int
     for (size_t first = range.begin(); first < range.end(); first += kChunk) {
       copy_chunk(first, std::min(first + kChunk, range.end()));
     }
+  });
+  return statuses;
+}
+
+std::vector<std::vector<Status>> Trial::CopyValuesFileMajor(std::span<const ValuesTarget> targets, Mode mode) const {
+  std::vector<std::vector<Status>> statuses(targets.size());
+  for (size_t t = 0; t < targets.size(); ++t) statuses[t].resize(targets[t].steps.size());
+  const auto each_of = [&](size_t t) { return targets[t].out.size() / std::max<size_t>(targets[t].steps.size(), 1); };
+  // A record to copy: where it lies, and which target's step it is.
+  struct Wanted {
+    uint64_t start;
+    uint32_t length;
+    uint32_t file;  // CatalogEntry::file
+    uint32_t target;
+    uint32_t index;  // of the step in the target's steps
+  };
+  using Step = std::pair<uint32_t, uint32_t>;  // (target, index)
+  // 1. Each target's steps resolved to their records (the targets in parallel); steps without a
+  //    record to read (unknown, no raw value, an empty value) go through Value().
+  std::vector<std::vector<Wanted>> resolved(targets.size());
+  std::vector<std::vector<Step>> through_value(targets.size());
+  tbb::parallel_for(size_t{0}, targets.size(), [&](size_t t) {
+    const ValuesTarget& target = targets[t];
+    const size_t each = each_of(t);
+    const internal::TensorRecord* tensor = each != 0 ? impl_->catalog.FindTensor(target.name) : nullptr;
+    resolved[t].reserve(tensor != nullptr ? target.steps.size() : 0);
+    for (size_t i = 0; i < target.steps.size(); ++i) {
+      const internal::CatalogEntry* entry = nullptr;
+      if (tensor != nullptr) {
+        if (const auto step = impl_->catalog.ResolveTensorStep(*tensor, target.steps[i], mode)) {
+          entry = &step->entries.front();  // (the default worker)
+          if (!entry->has_location() || entry->length > kMaxRecordLength) entry = nullptr;
+        }
+      }
+      if (entry == nullptr) {
+        through_value[t].emplace_back(static_cast<uint32_t>(t), static_cast<uint32_t>(i));
+      } else {
+        resolved[t].push_back({impl_->catalog.files().start(*entry), entry->length, entry->file,
+                               static_cast<uint32_t>(t), static_cast<uint32_t>(i)});
+      }
+    }
+  });
+  // 1b. Where the content lies in each target's records, learnt from its last record: records
+  //     of the same length have it at the same place (what comes before it grows with the
+  //     step's varint, and the writer may put fields after it). Records of that length are read
+  //     with their content straight into the output (ReadScattered: no copy in user space), and
+  //     checked as read; others, and any that does not check out, are read whole.
+  constexpr size_t kMinScatteredBytes = 1024;  // below that, copying costs less than the pieces
+  struct Layout {
+    uint32_t length = 0;  // 0: none learnt
+    uint32_t content_at = 0;
+  };
+  std::vector<Layout> layout_of(targets.size());
+  tbb::parallel_for(size_t{0}, targets.size(), [&](size_t t) {
+    const size_t each = each_of(t);
+    if (each < kMinScatteredBytes || resolved[t].empty()) return;
+    const Wanted& w = resolved[t].back();
+    const StatusOr<std::shared_ptr<RandomAccessFile>> file =
+        impl_->files.Get(Env::JoinPath(impl_->root, impl_->catalog.files()[w.file].event_file));
+    if (!file.ok()) return;
+    std::unique_ptr<std::byte[]> record(new std::byte[w.length]);
+    const StatusOr<size_t> read = (*file)->Read(w.start, std::span<std::byte>(record.get(), w.length));
+    if (!read.ok() || *read != w.length) return;
+    const StatusOr<tfrecord::RecordView> framed =
+        tfrecord::ParseExactRecord(std::span<const std::byte>(record.get(), w.length), {}, w.start);
+    if (!framed.ok()) return;
+    const StatusOr<EventView> event = DecodeEvent(framed->payload);
+    if (!event.ok() || !event->has_tensor || event->content.size() != each) return;
+    layout_of[t] = {w.length, static_cast<uint32_t>(event->content.data() - record.get())};
+  });
+  // 2. Grouped by index file (a counting sort by CatalogEntry::file; an index file names one
+  //    event file, and smdebug writes one of each per step and worker).
+  const size_t num_files = impl_->catalog.files().size();
+  std::vector<size_t> first_of(num_files + 1, 0);
+  for (const auto& records : resolved) {
+    for (const Wanted& w : records) ++first_of[w.file + 1];
+  }
+  std::vector<uint32_t> used;
+  for (size_t f = 0; f < num_files; ++f) {
+    if (first_of[f + 1] != 0) used.push_back(static_cast<uint32_t>(f));
+    first_of[f + 1] += first_of[f];
+  }
+  std::vector<Wanted> by_file(first_of[num_files]);
+  {
+    std::vector<size_t> next(first_of.begin(), first_of.end() - 1);
+    for (auto& records : resolved) {
+      for (const Wanted& w : records) by_file[next[w.file]++] = w;
+      records = {};
+    }
+  }
+  // 3. The files in parallel: their records in coalesced runs, each run read into the thread's
+  //    buffer (reused, so it stays in cache and mapped) and its records checked and scattered.
+  struct Scratch {
+    std::unique_ptr<std::byte[]> buffer;
+    size_t capacity = 0;
+    std::vector<std::span<std::byte>> pieces;
+    std::vector<Step> through_value;  // what did not copy
+  };
+  // Where record `w`'s content starts if it is read straight into the output (0: read whole).
+  const auto content_at = [&](const Wanted& w) -> size_t {
+    const Layout& layout = layout_of[w.target];
+    return layout.length == w.length ? layout.content_at : 0;
+  };
+  constexpr size_t kMaxRunRecords = 240;  // pieces: at most 4 a record (gap, head, content, tail), IOV_MAX 1024
+  tbb::enumerable_thread_specific<Scratch> scratch;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, used.size(), 1), [&](const tbb::blocked_range<size_t>& range) {
+    Scratch& local = scratch.local();
+    for (size_t u = range.begin(); u != range.end(); ++u) {
+      const uint32_t f = used[u];
+      const std::span<Wanted> records(by_file.data() + first_of[f], first_of[f + 1] - first_of[f]);
+      const auto fail = [&](std::span<const Wanted> failed) {
+        for (const Wanted& w : failed) local.through_value.emplace_back(w.target, w.index);
+      };
+      const std::string path = Env::JoinPath(impl_->root, impl_->catalog.files()[f].event_file);
+      const StatusOr<std::shared_ptr<RandomAccessFile>> file = impl_->files.Get(path);
+      if (!file.ok()) {
+        fail(records);
+        continue;
+      }
+      const RandomAccessFile::Coalescing limits = (*file)->coalescing();
+      std::sort(records.begin(), records.end(), [](const Wanted& a, const Wanted& b) { return a.start < b.start; });
+      size_t first = 0;
+      for (size_t i = 1; i <= records.size(); ++i) {
+        if (i < records.size()) {
+          const Wanted& prev = records[i - 1];
+          const Wanted& next = records[i];
+          const uint64_t prev_end = prev.start + prev.length;
+          if (prev.length <= limits.max_record_bytes && next.length <= limits.max_record_bytes &&
+              next.start >= prev_end && next.start - prev_end <= limits.max_gap_bytes &&
+              next.start + next.length - records[first].start <= limits.max_read_bytes &&
+              i - first < kMaxRunRecords) {
+            continue;
+          }
+        }
+        const std::span<const Wanted> run(records.data() + first, i - first);
+        first = i;
+        const uint64_t begin = run.front().start;
+        const size_t size = static_cast<size_t>(run.back().start + run.back().length - begin);
+        if (size > local.capacity) {
+          local.buffer.reset(new std::byte[size]);
+          local.capacity = size;
+        }
+        // The run's bytes land in the buffer at their offsets, but for the contents read
+        // straight into their outputs (whose places in the buffer are left as they were).
+        local.pieces.clear();
+        uint64_t at_file = begin;
+        for (const Wanted& w : run) {
+          std::byte* const at = local.buffer.get() + (w.start - begin);
+          if (w.start > at_file) local.pieces.emplace_back(at - (w.start - at_file), w.start - at_file);  // a gap
+          if (const size_t head = content_at(w); head != 0) {
+            const size_t each = each_of(w.target);
+            local.pieces.emplace_back(at, head);
+            local.pieces.push_back(targets[w.target].out.subspan(w.index * each, each));
+            local.pieces.emplace_back(at + head + each, w.length - head - each);
+          } else {
+            local.pieces.emplace_back(at, w.length);
+          }
+          at_file = w.start + w.length;
+        }
+        const StatusOr<size_t> read = (*file)->ReadScattered(begin, local.pieces);
+        if (!read.ok()) {
+          fail(run);
+          continue;
+        }
+        for (const Wanted& w : run) {
+          const ValuesTarget& target = targets[w.target];
+          const size_t each = each_of(w.target);
+          const uint64_t at = w.start - begin;
+          const std::span<const std::byte> record(local.buffer.get() + at, w.length);
+          const std::span<std::byte> out = target.out.subspan(w.index * each, each);
+          const size_t head = content_at(w);
+          const bool copied =
+              at + w.length <= *read &&
+              (head != 0 ? CheckScatteredRecord(record, head, out, target.dtype, target.shape)
+                         : CopyRecordContent(record, w.start, target.dtype, target.shape, out));
+          if (!copied) fail(std::span(&w, 1));
+        }
+      }
+      // (A large record's buffer is not kept: the thread would hold it for the trial's life.)
+      if (local.capacity > (size_t{16} << 20)) {
+        local.buffer.reset();
+        local.capacity = 0;
+      }
+    }
+  });
+  // 4. The rest through Value(): the cache, reads, and every error exactly as Value() reports it.
+  std::vector<Step> rest;
+  for (auto& steps : through_value) rest.insert(rest.end(), steps.begin(), steps.end());
+  for (Scratch& local : scratch) rest.insert(rest.end(), local.through_value.begin(), local.through_value.end());
+  tbb::parallel_for(size_t{0}, rest.size(), [&](size_t r) {
+    const auto [t, i] = rest[r];
+    const ValuesTarget& target = targets[t];
+    const size_t each = each_of(t);
+    const int64_t step = target.steps[i];
+    StatusOr<TensorPtr> value = Value(target.name, step, mode);
+    if (!value.ok()) {
+      statuses[t][i] = value.status();
+      return;
+    }
+    const Tensor& v = **value;
+    if (v.is_string() || v.dtype() != target.dtype || v.shape() != target.shape || v.bytes().size() != each) {
+      statuses[t][i] = InvalidArgumentError("tensor '" + std::string(target.name) + "' at " + StepText(step, mode) +
+                                            ": not of the dtype and shape of the others");
+      return;
+    }
+    if (each != 0) std::memcpy(target.out.data() + i * each, v.bytes().data(), each);
   });
   return statuses;
 }

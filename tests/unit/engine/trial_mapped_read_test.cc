@@ -1,7 +1,8 @@
 // Trial reads from mapped event files (RandomAccessFile::Mapped, LocalEnv's mmap): the values
 // equal those of the Read() path (an Env that does not map), aligned or not; a damaged record
 // and a short file give the same errors as before; a file that grows while it is mapped is
-// mapped again and its new records are read; Trial::CopyValues copies what Value() gives.
+// mapped again and its new records are read; Trial::CopyValues copies what Value() gives, and so
+// does Trial::CopyValuesFileMajor (scatter reads, LocalEnv's preadv).
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "litmus/engine/trial.h"
 #include "litmus/format/forwarding_env.h"
 #include "synthetic_trial.h"
+#include "support/temp_dir.h"
 
 namespace litmus {
 namespace {
@@ -39,6 +41,10 @@ class LocalFilesEnv : public ForwardingEnv {
     StatusOr<size_t> Read(uint64_t offset, std::span<std::byte> out) const override {
       if (event_file_) ++env_->event_file_reads_;
       return base_->Read(offset, out);
+    }
+    StatusOr<size_t> ReadScattered(uint64_t offset, std::span<const std::span<std::byte>> pieces) const override {
+      if (event_file_) ++env_->event_file_reads_;
+      return base_->ReadScattered(offset, pieces);
     }
     StatusOr<uint64_t> Size() const override { return base_->Size(); }
     std::optional<FileMapping> Mapped() const override {
@@ -447,6 +453,119 @@ TEST(TrialMappedReadTest, CopyValuesAcrossTrialsAndRefreshes) {
   ExpectCopyValues(*second, {0, 1, 2, 3, 4});
   EXPECT_EQ(env.event_file_reads(), 0);
   EXPECT_EQ(env.mappings_made(), 2 * 5) << "each trial maps each event file once";
+}
+
+}  // namespace
+}  // namespace litmus
+
+namespace litmus {
+namespace {
+
+// LocalEnv's ReadScattered (preadv): the file's bytes land in the pieces in turn, empty pieces
+// included; at the end of the file it stops short and says how much it read.
+TEST(TrialMappedReadTest, LocalReadScatteredFillsThePiecesInTurn) {
+  testing::TempDir dir;
+  const std::filesystem::path path = dir.path() / "f";
+  std::string bytes(5000, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 % 251);
+  dir.WriteFile("f", bytes);
+  StatusOr<std::unique_ptr<RandomAccessFile>> file = Env::Default()->NewRandomAccessFile(path.string());
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  std::vector<std::byte> a(10), b(0), c(3000), d(2000, std::byte{0xEE});
+  const std::vector<std::span<std::byte>> pieces = {a, b, c, d};
+  StatusOr<size_t> read = (*file)->ReadScattered(100, pieces);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(*read, 4900u);
+  std::string got;
+  for (const auto& piece : {a, c, d}) got.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+  EXPECT_EQ(got.substr(0, 4900), bytes.substr(100));
+  EXPECT_EQ(d.back(), std::byte{0xEE}) << "nothing past the end of the file";
+  // More pieces than one preadv takes (IOV_MAX).
+  std::vector<std::vector<std::byte>> many(3000, std::vector<std::byte>(1));
+  const std::vector<std::span<std::byte>> many_pieces(many.begin(), many.end());
+  read = (*file)->ReadScattered(7, many_pieces);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(*read, 3000u);
+  for (size_t i = 0; i < many.size(); ++i) ASSERT_EQ(static_cast<char>(many[i][0]), bytes[7 + i]) << i;
+}
+
+// CopyValuesFileMajor (Python's Trial.values(names)): for every tensor at every step, the bytes
+// Value() gives or, per step, the error Value() gives: records read with their content straight
+// into the output (the steps whose records have the layout of the tensor's last one) and records
+// read whole (step 300's are longer: a two-byte step); a payload CRC that does not match (a bit
+// flipped in the middle of a content read straight into the output) and a short event file give
+// Value()'s error; a value of another shape and an unknown tensor too. Outputs need no alignment,
+// and nothing is written outside them.
+TEST(TrialMappedReadTest, CopyValuesFileMajorCopiesWhatValueGives) {
+  SyntheticTrial t;
+  t.set_footer(tfrecord::FooterKind::kPayloadCrc);
+  t.WriteCollections({"worker_0"}, 1);
+  const std::vector<int64_t> written = {0, 1, 2, 3, 300};
+  for (const int64_t step : written) t.WriteStep(step, "worker_0", Mode::kTrain, step, Tensors(step));
+  std::vector<SyntheticTensor> odd = Tensors(4);  // step 4: "a" of another shape
+  odd[0].values.resize(10);
+  t.WriteStep(4, "worker_0", Mode::kTrain, 4, odd);
+  t.WriteStep(5, "worker_0", Mode::kTrain, 5, Tensors(5));  // step 5: cut short
+  std::filesystem::resize_file(t.dir().path() / layout::EventFilePath(5, "worker_0"), 100);
+  t.WriteEndMarker();
+  {  // Step 2: one bit of the content of "ccc" (the third record) flipped, halfway through it.
+    const std::filesystem::path step2 = t.dir().path() / layout::EventFilePath(2, "worker_0");
+    std::string bytes = ReadWholeFile(step2);
+    uint64_t at = 0;
+    for (int r = 0; r < 2; ++r) {
+      uint64_t length = 0;
+      std::memcpy(&length, bytes.data() + at, sizeof(length));
+      at += length + tfrecord::kFramingOverhead;
+    }
+    uint64_t length = 0;
+    std::memcpy(&length, bytes.data() + at, sizeof(length));
+    bytes[static_cast<size_t>(at + length / 2)] ^= 0x04;
+    t.WriteRaw(layout::EventFilePath(2, "worker_0"), bytes);
+  }
+  const std::vector<int64_t> steps = {300, 3, 0, 2, 1, 4, 5, 3};
+  constexpr size_t kEach = 7000 * sizeof(float);
+  for (const bool map : {true, false}) {
+    LocalFilesEnv env(map);
+    std::unique_ptr<Trial> trial = Open(&env, t.root());
+    ASSERT_NE(trial, nullptr);
+    std::vector<std::string> names;
+    for (const SyntheticTensor& tensor : Tensors(0)) names.push_back(tensor.name);
+    names.push_back("unknown");
+    std::vector<std::vector<std::byte>> buffers(names.size(), std::vector<std::byte>(kEach * steps.size() + 64, std::byte{0xEE}));
+    std::vector<Trial::ValuesTarget> targets;
+    for (size_t k = 0; k < names.size(); ++k) {
+      const size_t misalignment = k % 4;
+      targets.push_back({names[k], steps, DType::kFloat32, {7000},
+                         std::span<std::byte>(buffers[k].data() + 16 + misalignment, kEach * steps.size())});
+    }
+    const std::vector<std::vector<Status>> statuses = trial->CopyValuesFileMajor(targets, Mode::kGlobal);
+    ASSERT_EQ(statuses.size(), targets.size());
+    for (size_t k = 0; k < targets.size(); ++k) {
+      ASSERT_EQ(statuses[k].size(), steps.size());
+      for (size_t i = 0; i < steps.size(); ++i) {
+        const std::string where = names[k] + " at " + std::to_string(steps[i]) + ", map " + std::to_string(map);
+        const Status value = trial->Value(names[k], steps[i]).status();
+        if (!value.ok()) {
+          EXPECT_EQ(statuses[k][i].ToString(), value.ToString()) << where;
+          continue;
+        }
+        if (names[k] == "a" && steps[i] == 4) {
+          EXPECT_EQ(statuses[k][i].code(), StatusCode::kInvalidArgument) << where << ": " << statuses[k][i].ToString();
+          continue;
+        }
+        ASSERT_TRUE(statuses[k][i].ok()) << where << ": " << statuses[k][i].ToString();
+        const std::vector<float> expected = Tensors(steps[i])[k].values;
+        EXPECT_EQ(std::memcmp(targets[k].out.data() + i * kEach, expected.data(), kEach), 0) << where;
+      }
+      for (std::byte* p = buffers[k].data(); p != targets[k].out.data(); ++p) ASSERT_EQ(*p, std::byte{0xEE});
+      for (std::byte* p = targets[k].out.data() + targets[k].out.size(); p != buffers[k].data() + buffers[k].size(); ++p) {
+        ASSERT_EQ(*p, std::byte{0xEE});
+      }
+    }
+    const Status damaged = trial->Value("ccc", 2).status();
+    EXPECT_NE(damaged.message().find("bad payload CRC"), std::string::npos) << damaged.ToString();
+    EXPECT_EQ(trial->Value("a", 5).status().code(), StatusCode::kDataLoss);
+  }
 }
 
 }  // namespace

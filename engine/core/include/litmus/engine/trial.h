@@ -221,6 +221,26 @@ class Trial {
   // Value().
   std::vector<Status> CopyValues(std::string_view name, std::span<const int64_t> steps, Mode mode, DType dtype,
                                  const std::vector<int64_t>& shape, std::span<std::byte> out) const;
+  // CopyValues of many tensors at once, in file-major order (Python's Trial.values(names)): each
+  // event file that holds any of the wanted records is visited once, the files in parallel, its
+  // records read in coalesced runs (RandomAccessFile::coalescing()) with one scatter read a run
+  // (RandomAccessFile::ReadScattered; no mapping, no system call per record): a record that has
+  // the layout of its tensor's last one (same length) gets its content straight into the output
+  // and the rest of it into a scratch buffer, then the framing, CRCs, dtype and shape are checked
+  // as decoding checks them; other records are read whole and copied. Where it pays: reading many
+  // tensors into arrays that are all kept (measured in docs/benchmarks.md); one tensor at many
+  // steps is CopyValues' case. targets[t].out holds out.size() / steps.size() bytes per step, in
+  // order. Returns statuses[t][i] for step i of target t as CopyValues does (anything that does
+  // not check out goes through Value(), which gives the error). The name and step spans are
+  // borrowed for the call. Thread-safety as Value().
+  struct ValuesTarget {
+    std::string_view name;
+    std::span<const int64_t> steps;
+    DType dtype = DType::kFloat32;
+    std::vector<int64_t> shape;
+    std::span<std::byte> out;
+  };
+  std::vector<std::vector<Status>> CopyValuesFileMajor(std::span<const ValuesTarget> targets, Mode mode) const;
   // Drops the cached raw values of `keys` (every worker): a hint from a caller that knows nobody
   // needs them any more, so the cache holds what is still useful. Thread-safety as Value().
   void Release(const std::vector<StepTensor>& keys) const;
