@@ -30,6 +30,15 @@ struct FusedSums {
   double abs_max = 0;
 };
 
+// What one statistics pass gives (StatisticsPass below): the sum, the min and the max, and
+// whether an element is infinite or NaN (then min and max are already the exact NaN-aware ones).
+struct SumMinMax {
+  double sum = 0;
+  double min = 0;
+  double max = 0;
+  bool non_finite = false;
+};
+
 // The AVX2 build of ReduceReal for the two floating dtypes and of the float32 fused pass
 // (reduction_kernels_avx2.cc); call only when the CPU has AVX2 and n >= 1.
 namespace avx2 {
@@ -37,6 +46,8 @@ double ReduceFloat32(const float* p, int64_t n, layout::Reduction reduction, boo
 double ReduceFloat64(const double* p, int64_t n, layout::Reduction reduction, bool abs);
 void FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max, FusedSums* out);
 double VarianceFloat32FromSum(const float* p, int64_t n, double sum, bool abs);
+SumMinMax StatisticsFloat32(const float* p, int64_t n);
+SumMinMax StatisticsFloat64(const double* p, int64_t n);
 }  // namespace avx2
 
 namespace LITMUS_REDUCTION_ISA {
@@ -388,6 +399,99 @@ inline FusedSums FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum,
     case 7: return FusedPass<true, true, true>(p, n);
     default: return {};
   }
+}
+
+// The sum, min and max of f(i) over n >= 1 elements in one pass: PairwiseSum's blocks and lanes
+// and Extremum's lanes in one loop (the blocks are a multiple of the lanes, so the lanes of the
+// extremum see the same elements in the same order), so each result is bit-identical to its own
+// loop. Only when an element is infinite or NaN do min and max take ExtremumWithNaN's passes.
+template <typename F>
+SumMinMax StatisticsPass(int64_t n, const F& f) {
+  constexpr int64_t kLanes = 8;
+  static_assert(kPairwiseBlock % kLanes == 0);
+  PairwiseCombiner sums;
+  double lo[kLanes], hi[kLanes];
+  double special[kLanes] = {};
+  for (int j = 0; j < kLanes; ++j) lo[j] = hi[j] = f(0);
+  for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
+    const int64_t end = std::min(n, begin + kPairwiseBlock);
+    double acc[kLanes] = {};
+    int64_t i = begin;
+    for (; i + kLanes <= end; i += kLanes) {
+      Unrolled<kLanes>([&](size_t j) {
+        const double x = f(i + static_cast<int64_t>(j));
+        acc[j] += x;
+        special[j] += x - x;
+        lo[j] = x < lo[j] ? x : lo[j];
+        hi[j] = x > hi[j] ? x : hi[j];
+      });
+    }
+    double s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; i < end; ++i) {  // (only in the last block: Extremum's tail, into lane 0)
+      const double x = f(i);
+      s += x;
+      special[0] += x - x;
+      lo[0] = x < lo[0] ? x : lo[0];
+      hi[0] = x > hi[0] ? x : hi[0];
+    }
+    sums.Add(s);
+  }
+  SumMinMax out;
+  out.sum = sums.Total();
+  double any_special = special[0];
+  out.min = lo[0];
+  out.max = hi[0];
+  for (int j = 1; j < kLanes; ++j) {
+    out.min = lo[j] < out.min ? lo[j] : out.min;
+    out.max = hi[j] > out.max ? hi[j] : out.max;
+    any_special += special[j];
+  }
+  if (any_special != 0) {
+    out.non_finite = true;
+    out.min = ExtremumWithNaN<false>(n, f);
+    out.max = ExtremumWithNaN<true>(n, f);
+  }
+  return out;
+}
+
+// The float32 pass in vector types: FusedPass's sum and Extremum's float lanes in one loop
+// (each element loaded once), so bit-identical to both.
+inline SumMinMax StatisticsPass(int64_t n, const RealLoader<float, false>& f) {
+  const float* p = f.p;
+  PairwiseCombiner sums;
+  V8f lo, hi;
+  FirstInEveryLane<false>(p, lo);
+  FirstInEveryLane<false>(p, hi);
+  V8f special = {};
+  for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
+    const int64_t end = std::min(n, begin + kPairwiseBlock);
+    V4d sum_lo = {}, sum_hi = {};
+    int64_t i = begin;
+    for (; i + 8 <= end; i += 8) {
+      V8f a;
+      LoadEightFloats<false>(p + i, a);
+      const V4f first = {a[0], a[1], a[2], a[3]};
+      const V4f second = {a[4], a[5], a[6], a[7]};
+      sum_lo += __builtin_convertvector(first, V4d);
+      sum_hi += __builtin_convertvector(second, V4d);
+      special += a - a;
+      Better8<false>(a, lo);
+      Better8<true>(a, hi);
+    }
+    double s = SumOfLanes(sum_lo, sum_hi);
+    for (; i < end; ++i) s += static_cast<double>(p[i]);
+    sums.Add(s);
+  }
+  SumMinMax out;
+  out.sum = sums.Total();
+  float any_special = 0;
+  for (int j = 0; j < 8; ++j) any_special += special[j];
+  for (int64_t i = n - n % 8; i < n; ++i) any_special += p[i] - p[i];
+  out.non_finite = any_special != 0;
+  // (FinishExtremum takes the tail and, on non-finite data, the exact NaN-aware passes.)
+  out.min = FinishExtremum<false>(lo, special, n, f);
+  out.max = FinishExtremum<true>(hi, special, n, f);
+  return out;
 }
 
 template <typename F>

@@ -23,4 +23,12 @@ double VarianceFloat32FromSum(const float* p, int64_t n, double sum, bool abs) {
   return avx2_build::VarianceFromSum(n, avx2_build::RealLoader<float, false>{p}, sum);
 }
 
+SumMinMax StatisticsFloat32(const float* p, int64_t n) {
+  return avx2_build::StatisticsPass(n, avx2_build::RealLoader<float, false>{p});
+}
+
+SumMinMax StatisticsFloat64(const double* p, int64_t n) {
+  return avx2_build::StatisticsPass(n, avx2_build::RealLoader<double, false>{p});
+}
+
 }  // namespace litmus::reduction_kernels::avx2

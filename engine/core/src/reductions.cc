@@ -236,6 +236,63 @@ NonFiniteCounts CountNonFinite(const Tensor& t) {
   return counts;
 }
 
+namespace {
+
+// The one pass of ComputeStatistics over real elements (float32 and float64 from the AVX2 build
+// where the CPU has it).
+template <typename T>
+reduction_kernels::SumMinMax StatisticsOf(const T* p, int64_t n) {
+#ifdef LITMUS_AVX2_KERNELS
+  if (HasAvx2()) {
+    if constexpr (std::is_same_v<T, float>) return reduction_kernels::avx2::StatisticsFloat32(p, n);
+    if constexpr (std::is_same_v<T, double>) return reduction_kernels::avx2::StatisticsFloat64(p, n);
+  }
+#endif
+  return StatisticsPass(n, RealLoader<T, false>{p});
+}
+
+template <typename T>
+reduction_kernels::SumMinMax StatisticsOf(const Tensor& t) {
+  return StatisticsOf(t.as<T>().data(), t.num_elements());
+}
+
+}  // namespace
+
+TensorStatistics ComputeStatistics(const Tensor& t) {
+  TensorStatistics out;
+  if (t.is_string() || t.dtype() == DType::kInvalid) return out;
+  const int64_t n = t.num_elements();
+  out.elements = n;
+  if (n == 0 || IsComplex(t.dtype())) {
+    // (What ComputeReductions gives: mean NaN, min/max errors; complex: errors but for counts.)
+    out.mean = out.min = out.max = kNaN;
+    out.non_finite = CountNonFinite(t);
+    return out;
+  }
+  reduction_kernels::SumMinMax r;
+  switch (t.dtype()) {
+    case DType::kFloat32: r = StatisticsOf<float>(t); break;
+    case DType::kFloat64: r = StatisticsOf<double>(t); break;
+    case DType::kInt32: r = StatisticsOf<int32_t>(t); break;
+    case DType::kUInt8: r = StatisticsOf<uint8_t>(t); break;
+    case DType::kInt16: r = StatisticsOf<int16_t>(t); break;
+    case DType::kInt8: r = StatisticsOf<int8_t>(t); break;
+    case DType::kInt64: r = StatisticsOf<int64_t>(t); break;
+    case DType::kUInt16: r = StatisticsOf<uint16_t>(t); break;
+    case DType::kUInt32: r = StatisticsOf<uint32_t>(t); break;
+    case DType::kUInt64: r = StatisticsOf<uint64_t>(t); break;
+    case DType::kBool: r = StatisticsPass(n, BoolLoader{t.as<uint8_t>().data()}); break;
+    case DType::kFloat16: r = StatisticsPass(n, HalfLoader<false>{t.as<uint16_t>().data()}); break;
+    default: return out;  // (complex, strings: above)
+  }
+  out.mean = r.sum / static_cast<double>(n);
+  out.min = r.min;
+  out.max = r.max;
+  // Counting by kind takes another pass: only for data the pass found a NaN or infinity in.
+  if (r.non_finite) out.non_finite = CountNonFinite(t);
+  return out;
+}
+
 StatusOr<double> StoredReductionValue(const Tensor& stored) {
   if (stored.is_string()) {
     return InvalidArgumentError("stored reduction holds strings, not a number");

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <deque>
 #include <list>
 #include <mutex>
+#include <set>
 #include <span>
 #include <thread>
 #include <unordered_map>
@@ -277,7 +279,30 @@ struct Trial::Impl {
     uint32_t reductions;
     Prefetched* out;  // what Prefetch tells of the key (its out-parameter), or nullptr
     bool with_value;  // out->value receives the decoded value
+    bool statistics = false;  // CollectStatistics asked for this tensor's
   };
+  // What CollectStatistics asked (statistics_any: anything at all, read without the lock so
+  // that a trial nobody asks pays nothing) and what was computed since the last TakeStatistics.
+  std::atomic<bool> statistics_any{false};
+  mutable std::mutex statistics_mu;
+  bool statistics_all = false;
+  std::set<std::string, std::less<>> statistics_of;
+  mutable std::vector<CollectedStatistics> statistics;
+  // Whether Prefetch computes the statistics of `name`'s values (statistics_mu held).
+  bool StatisticsAsked(std::string_view name) const {
+    return statistics_all || statistics_of.find(name) != statistics_of.end();
+  }
+  // Everything to do with a value Prefetch has just decoded, while its data is hot: the
+  // reductions asked of its tensor, its statistics, and telling the caller.
+  void Decoded(const Wanted& w, const TensorPtr& value) const {
+    ComputeReductions(*value, w.reductions);
+    if (w.statistics) {
+      CollectedStatistics c{std::string(w.name), w.global_step, ComputeStatistics(*value)};
+      std::lock_guard<std::mutex> lock(statistics_mu);
+      if (statistics.size() < kMaxCollectedStatistics) statistics.push_back(std::move(c));
+    }
+    ReportDecoded(w, value);
+  }
   // `w` is decoded fine: tells Prefetch's caller.
   static void ReportDecoded(const Wanted& w, const TensorPtr& value) {
     if (w.out == nullptr) return;
@@ -716,8 +741,7 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
   const auto read_alone = [this](const Wanted& w) {
     const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, RawRecord(*w.entry, w.name));
     if (!value.ok()) return;
-    ComputeReductions(**value, w.reductions);
-    ReportDecoded(w, *value);
+    Decoded(w, *value);
   };
   const std::string path = Env::JoinPath(root, event_file);
   if (wanted.size() == 1) {
@@ -747,8 +771,7 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
             mapped->bytes.subspan(static_cast<size_t>(w.start), static_cast<size_t>(entry.length));
         StatusOr<TensorPtr> tensor = DecodeMappedTensorRecord(mapped->owner, record, path, w.start, w.name);
         if (!tensor.ok()) continue;  // (Value() reads it again and reports)
-        ComputeReductions(**tensor, w.reductions);
-        ReportDecoded(w, *tensor);
+        Decoded(w, *tensor);
         decoded.emplace_back(w.key, *std::move(tensor));
       }
       cache.InsertAll(decoded);
@@ -809,8 +832,7 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
     const std::span<std::byte> record(buffer.get() + (w.start - begin), static_cast<size_t>(entry.length));
     StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, w.start, w.name);
     if (!tensor.ok()) continue;
-    ComputeReductions(**tensor, w.reductions);
-    ReportDecoded(w, *tensor);
+    Decoded(w, *tensor);
     decoded.emplace_back(w.key, *std::move(tensor));
   }
   cache.InsertAll(decoded);
@@ -993,6 +1015,8 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
   if (out != nullptr) out->assign(keys.size(), Prefetched());
   std::vector<Impl::Wanted> wanted;
   std::vector<TensorCache::Key> cache_keys;
+  std::unique_lock<std::mutex> statistics_lock(impl_->statistics_mu, std::defer_lock);
+  if (impl_->statistics_any.load(std::memory_order_relaxed)) statistics_lock.lock();
   wanted.reserve(keys.size());
   cache_keys.reserve(keys.size());
   for (size_t k = 0; k < keys.size(); ++k) {
@@ -1004,9 +1028,11 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
     if (out != nullptr) (*out)[k].stored_reductions = impl_->catalog.files().has_stored_reductions(entry);
     wanted.push_back({key, name, resolved->global_step, &entry, impl_->catalog.files().start(entry),
                       resolved->tensor->reductions_asked.load(std::memory_order_relaxed),
-                      out != nullptr ? out->data() + k : nullptr, with_values});
+                      out != nullptr ? out->data() + k : nullptr, with_values,
+                      statistics_lock.owns_lock() && impl_->StatisticsAsked(name)});
     cache_keys.push_back(key);
   }
+  if (statistics_lock.owns_lock()) statistics_lock.unlock();
   std::vector<TensorCache::Presence> presence(cache_keys.size());
   std::vector<TensorPtr> cached(out != nullptr && with_values ? cache_keys.size() : 0);
   impl_->cache.PresenceOf(cache_keys, presence, cached);
@@ -1130,6 +1156,19 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
     }
   }
   impl_->cache.EraseAll(cache_keys);
+}
+
+void Trial::CollectStatistics(const std::optional<std::vector<std::string>>& tensors) const {
+  std::lock_guard<std::mutex> lock(impl_->statistics_mu);
+  impl_->statistics_all = !tensors.has_value();
+  impl_->statistics_of.clear();
+  if (tensors) impl_->statistics_of.insert(tensors->begin(), tensors->end());
+  impl_->statistics_any.store(impl_->statistics_all || !impl_->statistics_of.empty(), std::memory_order_relaxed);
+}
+
+std::vector<Trial::CollectedStatistics> Trial::TakeStatistics() const {
+  std::lock_guard<std::mutex> lock(impl_->statistics_mu);
+  return std::exchange(impl_->statistics, {});
 }
 
 StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::Reduction r, bool abs,

@@ -37,6 +37,22 @@ struct NonFiniteCounts {
 };
 NonFiniteCounts CountNonFinite(const Tensor& tensor);
 
+// What the HTML report charts of a watched tensor at a step (mean, min, max, NaN and infinity
+// counts), computed in one pass over the data for real dtypes (float32 and float64 through the
+// AVX2 kernels where the CPU has them); only data that holds a NaN or an infinity takes more
+// passes (the exact NaN-aware min/max and the counts). Each field is bit for bit what
+// ComputeReductions (mean, min, max) and CountNonFinite give, with NaN where those give an error
+// (min/max of an empty tensor, non-abs reductions of complex ones). `elements` is 0 for strings
+// (nothing else computed).
+struct TensorStatistics {
+  int64_t elements = 0;
+  double mean = 0;
+  double min = 0;
+  double max = 0;
+  NonFiniteCounts non_finite;
+};
+TensorStatistics ComputeStatistics(const Tensor& tensor);
+
 // Converts a *stored* reduction record (0-d or one element, any numeric dtype) to its value.
 // InvalidArgument if it does not hold exactly one numeric element.
 StatusOr<double> StoredReductionValue(const Tensor& stored);
