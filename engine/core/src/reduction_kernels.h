@@ -22,12 +22,16 @@
 
 namespace litmus::reduction_kernels {
 
-// What one fused pass over float32 data gives (FusedFloat32 below): the sum, the sum of |x| and
-// the largest |x|, each only if asked for.
+// What one fused pass over float32 data gives (FusedFloat32 below): the sum, the sum of |x|, the
+// largest |x|, and the min and the max, each only if asked for; and, with the abs max or the
+// min and max, whether an element is infinite or NaN.
 struct FusedSums {
   double sum = 0;
   double abs_sum = 0;
   double abs_max = 0;
+  double min = 0;
+  double max = 0;
+  bool non_finite = false;
 };
 
 // What one statistics pass gives (StatisticsPass below): the sum, the min and the max, and
@@ -44,7 +48,7 @@ struct SumMinMax {
 namespace avx2 {
 double ReduceFloat32(const float* p, int64_t n, layout::Reduction reduction, bool abs);
 double ReduceFloat64(const double* p, int64_t n, layout::Reduction reduction, bool abs);
-void FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max, FusedSums* out);
+void FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max, bool min_max, FusedSums* out);
 double VarianceFloat32FromSum(const float* p, int64_t n, double sum, bool abs);
 SumMinMax StatisticsFloat32(const float* p, int64_t n);
 SumMinMax StatisticsFloat64(const double* p, int64_t n);
@@ -325,17 +329,23 @@ double Extremum(int64_t n, const RealLoader<float, kAbs>& f) {
   return FinishExtremum<kMax>(best, special, n, f);
 }
 
-// The sum, the sum of |x| and the largest |x| of float32 elements in one pass over the data
-// (the flags pick which; the others stay 0; n >= 1 when kAbsMax). Each is bit-identical to the
-// generic loops (PairwiseSum, Extremum<true> over |x|): the pass keeps their blocks, lanes and
-// order of operations, in vector types, and loads each element once for all three. Rules ask
-// for these together (mean |x|, max |x|, the mean inside a variance), and on tensors that have
-// left the CPU caches one pass is most of the cost. The float32 PairwiseSum is this pass too.
-template <bool kSum, bool kAbsSum, bool kAbsMax>
+// The sum, the sum of |x|, the largest |x|, and the min and max of float32 elements in one pass
+// over the data (the flags pick which; the others stay 0; n >= 1 when kAbsMax or kMinMax). Each
+// is bit-identical to the generic loops (PairwiseSum, Extremum over x or |x|): the pass keeps
+// their blocks, lanes and order of operations, in vector types, and loads each element once for
+// all of them. Rules ask for these together (mean |x|, max |x|, the mean inside a variance), the
+// HTML report for the mean, min and max (reductions.h's ComputeStatistics) of the same values,
+// and on tensors that have left the CPU caches one pass is most of the cost. The float32
+// PairwiseSum is this pass too.
+template <bool kSum, bool kAbsSum, bool kAbsMax, bool kMinMax = false>
 FusedSums FusedPass(const float* p, int64_t n) {
   PairwiseCombiner sums, abs_sums;
-  V8f best = {};
+  V8f best = {}, lowest = {}, highest = {};
   if constexpr (kAbsMax) FirstInEveryLane<true>(p, best);  // (n >= 1 only when it is asked for)
+  if constexpr (kMinMax) {
+    FirstInEveryLane<false>(p, lowest);
+    FirstInEveryLane<false>(p, highest);
+  }
   V8f special = {};
   const V4i no_sign = V4i{} + INT64_MAX;
   for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
@@ -355,11 +365,18 @@ FusedSums FusedPass(const float* p, int64_t n) {
           abs_hi += reinterpret_cast<V4d>(reinterpret_cast<V4i>(b) & no_sign);
         }
       }
-      if constexpr (kAbsMax) {
+      if constexpr (kAbsMax || kMinMax) {
         V8f a;
-        LoadEightFloats<true>(p + i, a);
-        special += a - a;
-        Better8<true>(a, best);
+        LoadEightFloats<false>(p + i, a);
+        special += a - a;  // (the same for x and |x|)
+        if constexpr (kMinMax) {
+          Better8<false>(a, lowest);
+          Better8<true>(a, highest);
+        }
+        if constexpr (kAbsMax) {
+          a = reinterpret_cast<V8f>(reinterpret_cast<V8i>(a) & (V8i{} + INT32_MAX));
+          Better8<true>(a, best);
+        }
       }
     }
     double s = SumOfLanes(lo, hi);
@@ -376,6 +393,16 @@ FusedSums FusedPass(const float* p, int64_t n) {
   if constexpr (kSum) out.sum = sums.Total();
   if constexpr (kAbsSum) out.abs_sum = abs_sums.Total();
   if constexpr (kAbsMax) out.abs_max = FinishExtremum<true>(best, special, n, RealLoader<float, true>{p});
+  if constexpr (kMinMax) {
+    out.min = FinishExtremum<false>(lowest, special, n, RealLoader<float, false>{p});
+    out.max = FinishExtremum<true>(highest, special, n, RealLoader<float, false>{p});
+  }
+  if constexpr (kAbsMax || kMinMax) {
+    float any_special = 0;
+    for (int j = 0; j < 8; ++j) any_special += special[j];
+    for (int64_t i = n - n % 8; i < n; ++i) any_special += p[i] - p[i];
+    out.non_finite = any_special != 0;
+  }
   return out;
 }
 
@@ -387,8 +414,8 @@ double PairwiseSum(int64_t n, const RealLoader<float, kAbs>& f) {
 }
 
 // FusedPass with run-time flags.
-inline FusedSums FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max) {
-  const int which = (sum ? 4 : 0) | (abs_sum ? 2 : 0) | (abs_max ? 1 : 0);
+inline FusedSums FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max, bool min_max = false) {
+  const int which = (min_max ? 8 : 0) | (sum ? 4 : 0) | (abs_sum ? 2 : 0) | (abs_max ? 1 : 0);
   switch (which) {
     case 1: return FusedPass<false, false, true>(p, n);
     case 2: return FusedPass<false, true, false>(p, n);
@@ -397,6 +424,14 @@ inline FusedSums FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum,
     case 5: return FusedPass<true, false, true>(p, n);
     case 6: return FusedPass<true, true, false>(p, n);
     case 7: return FusedPass<true, true, true>(p, n);
+    case 8: return FusedPass<false, false, false, true>(p, n);
+    case 9: return FusedPass<false, false, true, true>(p, n);
+    case 10: return FusedPass<false, true, false, true>(p, n);
+    case 11: return FusedPass<false, true, true, true>(p, n);
+    case 12: return FusedPass<true, false, false, true>(p, n);
+    case 13: return FusedPass<true, false, true, true>(p, n);
+    case 14: return FusedPass<true, true, false, true>(p, n);
+    case 15: return FusedPass<true, true, true, true>(p, n);
     default: return {};
   }
 }
@@ -454,44 +489,10 @@ SumMinMax StatisticsPass(int64_t n, const F& f) {
   return out;
 }
 
-// The float32 pass in vector types: FusedPass's sum and Extremum's float lanes in one loop
-// (each element loaded once), so bit-identical to both.
+// The float32 pass is FusedPass's (sum, min and max in one loop over the floats).
 inline SumMinMax StatisticsPass(int64_t n, const RealLoader<float, false>& f) {
-  const float* p = f.p;
-  PairwiseCombiner sums;
-  V8f lo, hi;
-  FirstInEveryLane<false>(p, lo);
-  FirstInEveryLane<false>(p, hi);
-  V8f special = {};
-  for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
-    const int64_t end = std::min(n, begin + kPairwiseBlock);
-    V4d sum_lo = {}, sum_hi = {};
-    int64_t i = begin;
-    for (; i + 8 <= end; i += 8) {
-      V8f a;
-      LoadEightFloats<false>(p + i, a);
-      const V4f first = {a[0], a[1], a[2], a[3]};
-      const V4f second = {a[4], a[5], a[6], a[7]};
-      sum_lo += __builtin_convertvector(first, V4d);
-      sum_hi += __builtin_convertvector(second, V4d);
-      special += a - a;
-      Better8<false>(a, lo);
-      Better8<true>(a, hi);
-    }
-    double s = SumOfLanes(sum_lo, sum_hi);
-    for (; i < end; ++i) s += static_cast<double>(p[i]);
-    sums.Add(s);
-  }
-  SumMinMax out;
-  out.sum = sums.Total();
-  float any_special = 0;
-  for (int j = 0; j < 8; ++j) any_special += special[j];
-  for (int64_t i = n - n % 8; i < n; ++i) any_special += p[i] - p[i];
-  out.non_finite = any_special != 0;
-  // (FinishExtremum takes the tail and, on non-finite data, the exact NaN-aware passes.)
-  out.min = FinishExtremum<false>(lo, special, n, f);
-  out.max = FinishExtremum<true>(hi, special, n, f);
-  return out;
+  const FusedSums r = FusedPass<true, false, false, true>(f.p, n);
+  return {r.sum, r.min, r.max, r.non_finite};
 }
 
 template <typename F>

@@ -295,9 +295,11 @@ struct Trial::Impl {
   // Everything to do with a value Prefetch has just decoded, while its data is hot: the
   // reductions asked of its tensor, its statistics, and telling the caller.
   void Decoded(const Wanted& w, const TensorPtr& value) const {
-    ComputeReductions(*value, w.reductions);
-    if (w.statistics) {
-      CollectedStatistics c{std::string(w.name), w.global_step, ComputeStatistics(*value)};
+    if (!w.statistics) {
+      ComputeReductions(*value, w.reductions);
+    } else {
+      CollectedStatistics c{std::string(w.name), w.global_step, {}};
+      ComputeReductions(*value, w.reductions, &c.statistics);
       std::lock_guard<std::mutex> lock(statistics_mu);
       if (statistics.size() < kMaxCollectedStatistics) statistics.push_back(std::move(c));
     }
@@ -318,8 +320,9 @@ struct Trial::Impl {
   static uint32_t ReductionKey(layout::Reduction r, bool abs) { return static_cast<uint32_t>(r) * 2 + (abs ? 1 : 0); }
   static_assert(static_cast<uint32_t>(layout::Reduction::kL2) * 2 + 1 < 32, "a key is a bit of a uint32_t");
   StatusOr<double> MemoisedReduction(const Tensor& value, layout::Reduction r, bool abs) const;
-  // Computes the reductions in the set `keys` of `value` now, while its data is in the CPU caches.
-  void ComputeReductions(const Tensor& value, uint32_t keys) const;
+  // Computes the reductions in the set `keys` of `value` now, while its data is in the CPU caches,
+  // and with `statistics` its ComputeStatistics (in the same pass where reductions.h can).
+  void ComputeReductions(const Tensor& value, uint32_t keys, TensorStatistics* statistics = nullptr) const;
 
   // Where tensor_content started in the last large record read of each tensor (see Read).
   size_t ContentOffsetHint(std::string_view tensor_name) const {
@@ -718,7 +721,7 @@ StatusOr<double> Trial::Impl::MemoisedReduction(const Tensor& value, layout::Red
   return computed;
 }
 
-void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
+void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys, TensorStatistics* statistics) const {
   // Together, so that the reductions that can share a pass over the data do (reductions.h).
   // (Fixed arrays: this runs for every tensor a prefetch decodes.)
   std::array<ReductionRequest, 32> requests;
@@ -729,9 +732,12 @@ void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
     requests[count] = {static_cast<layout::Reduction>(key / 2), (key & 1) != 0};
     request_keys[count++] = key;
   }
-  if (count == 0) return;
+  if (count == 0) {
+    if (statistics != nullptr) *statistics = ComputeStatistics(value);
+    return;
+  }
   const std::vector<StatusOr<double>> computed =
-      litmus::ComputeReductions(value, std::span<const ReductionRequest>(requests.data(), count));
+      litmus::ComputeReductions(value, std::span<const ReductionRequest>(requests.data(), count), statistics);
   for (size_t i = 0; i < computed.size(); ++i) {
     if (computed[i].ok()) value.SetMemo(request_keys[i], *computed[i]);
   }

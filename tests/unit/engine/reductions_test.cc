@@ -589,6 +589,30 @@ TEST(ComputeStatisticsTest, EachFieldIsComputeReductionsAndCountNonFiniteBitForB
     EXPECT_EQ(got.non_finite.nan, counts.nan) << what;
     EXPECT_EQ(got.non_finite.posinf, counts.posinf) << what;
     EXPECT_EQ(got.non_finite.neginf, counts.neginf) << what;
+    // The same statistics from ComputeReductions (the trial's prefetch: in the rules' pass),
+    // whose results stay those of ComputeReduction.
+    const auto bits = [](double x) { return std::isnan(x) ? uint64_t{1} : std::bit_cast<uint64_t>(x); };
+    for (const std::vector<ReductionRequest>& requests :
+         std::vector<std::vector<ReductionRequest>>{{},
+                                                    {{Reduction::kMean, true}},
+                                                    {{Reduction::kMax, true}, {Reduction::kMean, true}},
+                                                    {{Reduction::kMin}, {Reduction::kMax}, {Reduction::kVariance}}}) {
+      TensorStatistics with;
+      const std::vector<StatusOr<double>> results = ComputeReductions(t, requests, &with);
+      EXPECT_EQ(with.elements, got.elements) << what;
+      EXPECT_EQ(bits(with.mean), bits(got.mean)) << what;
+      EXPECT_EQ(bits(with.min), bits(got.min)) << what;
+      EXPECT_EQ(bits(with.max), bits(got.max)) << what;
+      EXPECT_EQ(with.non_finite.nan, counts.nan) << what;
+      EXPECT_EQ(with.non_finite.posinf + with.non_finite.neginf, counts.posinf + counts.neginf) << what;
+      for (size_t i = 0; i < requests.size(); ++i) {
+        const StatusOr<double> alone = ComputeReduction(t, requests[i].reduction, requests[i].abs);
+        ASSERT_EQ(results[i].ok(), alone.ok()) << what;
+        if (alone.ok()) {
+          EXPECT_EQ(bits(*results[i]), bits(*alone)) << what << " request " << i;
+        }
+      }
+    }
   };
   std::mt19937 rng(11);
   std::normal_distribution<double> normal(0.5, 2.0);
