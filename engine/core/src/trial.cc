@@ -15,7 +15,7 @@
 #include <deque>
 #include <list>
 #include <mutex>
-#include <set>
+#include <unordered_set>
 #include <span>
 #include <thread>
 #include <unordered_map>
@@ -286,7 +286,11 @@ struct Trial::Impl {
   std::atomic<bool> statistics_any{false};
   mutable std::mutex statistics_mu;
   bool statistics_all = false;
-  std::set<std::string, std::less<>> statistics_of;
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>()(name); }
+  };
+  std::unordered_set<std::string, NameHash, std::equal_to<>> statistics_of;
   mutable std::vector<CollectedStatistics> statistics;
   // Whether Prefetch computes the statistics of `name`'s values (statistics_mu held).
   bool StatisticsAsked(std::string_view name) const {

@@ -24,6 +24,7 @@ void TrialCurves::Watch(const std::vector<std::string>& tensors) {
       stat_cursors_[t].stride = 0;  // counted once, never read
       continue;
     }
+    watched_index_.emplace(t, static_cast<uint32_t>(watched_.size()));
     watched_.push_back(t);
     stat_cursors_[t] = Cursor{};
   }
@@ -108,14 +109,16 @@ void TrialCurves::TakeCollected() {
     trial_->CollectStatistics(watched_);  // (also ends the "every tensor" of TrialOpened)
     collecting_ = watched_.size();
   }
-  for (Trial::CollectedStatistics& c : trial_->TakeStatistics()) {
-    const auto cursor = stat_cursors_.find(c.name);
-    if (cursor == stat_cursors_.end() || cursor->second.stride == 0 || c.step <= cursor->second.last_step) continue;
-    pending_.insert_or_assign({std::move(c.name), c.step}, c.statistics);
+  pending_.resize(watched_.size());
+  for (const Trial::CollectedStatistics& c : trial_->TakeStatistics()) {
+    const auto index = watched_index_.find(c.name);
+    if (index == watched_index_.end()) continue;  // (steps the cursor passed are erased after ReadStats)
+    pending_[index->second].insert_or_assign(c.step, c.statistics);
   }
 }
 
 void TrialCurves::ReadStats(std::optional<int64_t> through) {
+  pending_.resize(watched_.size());
   if (collected_) TakeCollected();
   // The plan: per watched tensor, the steps after its cursor (up to `through`), each with the
   // cursor as it stands after that step and whether its value is read (every stride-th step).
@@ -149,7 +152,7 @@ void TrialCurves::ReadStats(std::optional<int64_t> through) {
     auto end = begin;
     for (; end != reads.end() && keys.size() < kBatchKeys; ++end) {
       for (const uint32_t i : end->second) {
-        if (!pending_.contains({watched_[i], end->first})) keys.emplace_back(watched_[i], end->first);
+        if (!pending_[i].contains(end->first)) keys.emplace_back(watched_[i], end->first);
       }
     }
     if (!keys.empty()) trial_->Prefetch(keys);
@@ -158,7 +161,7 @@ void TrialCurves::ReadStats(std::optional<int64_t> through) {
       for (const uint32_t i : at->second) {
         if (blocked[i] != kReadable) continue;
         const std::string& tensor = watched_[i];
-        if (const auto collected = pending_.find({tensor, step}); collected != pending_.end()) {
+        if (const auto collected = pending_[i].find(step); collected != pending_[i].end()) {
           AddStats(tensor, step, collected->second);
           ++statistics_collected_;
           continue;
@@ -187,7 +190,7 @@ void TrialCurves::ReadStats(std::optional<int64_t> through) {
       if (p.step >= blocked[i]) break;
       cursor = p.after;
     }
-    pending_.erase(pending_.lower_bound({watched_[i], INT64_MIN}), pending_.upper_bound({watched_[i], cursor.last_step}));
+    pending_[i].erase(pending_[i].begin(), pending_[i].upper_bound(cursor.last_step));
   }
   if (statistics_collected_ + values_read_ > 0) {
     spdlog::debug("report: watched tensors' statistics: {} from the runner's reads, {} values read again",

@@ -17,6 +17,7 @@
 #include <optional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "litmus/engine/reductions.h"
@@ -108,7 +109,9 @@ class TrialCurves {
   std::map<std::string, Cursor> stat_cursors_;
   bool collected_ = false;
   size_t collecting_ = SIZE_MAX;  // how many watched tensors the trial was last asked to collect
-  std::map<std::pair<std::string, int64_t>, TensorStatistics> pending_;  // (tensor, step)
+  // By watched_ index: step -> what the trial collected (watched_index_: name -> index).
+  std::vector<std::map<int64_t, TensorStatistics>> pending_;
+  std::unordered_map<std::string, uint32_t> watched_index_;
   int64_t statistics_collected_ = 0;
   int64_t values_read_ = 0;
 };
