@@ -111,6 +111,39 @@ TEST_F(RunReport, ReportCommandMakesTheSamePage) {
             std::regex_replace(testing::ReadWholeFile(Report()), written, "written"));
 }
 
+// The watched tensors' statistics (mean, min/max, NaN and inf counts) that `litmus run` takes
+// from the values its prefetch read for the rules (Trial::CollectStatistics) make the same charts
+// as `litmus report`, which reads every value itself: with isolated rules (the default, whose
+// values the runner reads and shares) and in-process ones (--isolation none). And the run read
+// none of those values a second time: the debug log counts both.
+TEST_F(RunReport, WatchedTensorStatisticsFromTheRunnersReadsAreThoseTheReportReads) {
+  const Json reported = Specs(testing::ReadWholeFile(Report()));
+  ASSERT_FALSE(reported.empty());
+  // (The page's statistics charts: those the comparison is about.)
+  ASSERT_THAT(reported.dump(), HasSubstr("NaN count"));
+  const fs::path other = dir_->path() / "again-from-the-trial.html";
+  ASSERT_EQ(RunProcess({testing::LitmusBinary(), "report", Out().string(), "--output", other.string()}).exit_code, 0);
+  const Json from_trial = Specs(testing::ReadWholeFile(other));
+  for (const std::string isolation : {"process", "none"}) {
+    SCOPED_TRACE("--isolation " + isolation);
+    const fs::path out = dir_->path() / ("out-" + isolation);
+    const ProcessResult run =
+        RunProcess({testing::LitmusBinary(), "run", "--config", (dir_->path() / "job.yaml").string(), "--output-dir",
+                    out.string(), "--poll-interval-ms", "20", "--keep-going", "--report", "--isolation", isolation,
+                    "--logging-level", "debug"},
+                   kFastEnd, std::chrono::seconds(300));
+    ASSERT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_EQ(Specs(testing::ReadWholeFile(out / "report.html")), from_trial);
+    const std::regex counted("watched tensors' statistics: ([0-9]+) from the runner's reads, ([0-9]+) values read again");
+    std::smatch last;
+    for (auto it = std::sregex_iterator(run.err.begin(), run.err.end(), counted); it != std::sregex_iterator(); ++it) last = *it;
+    ASSERT_FALSE(last.empty()) << run.err;
+    const int64_t collected = std::stoll(last[1]), read_again = std::stoll(last[2]);
+    EXPECT_GT(collected, 0);
+    EXPECT_EQ(read_again, 0) << last[0];
+  }
+}
+
 TEST_F(RunReport, ReportCommandRefusesWhatIsNotAJobFolder) {
   const ProcessResult missing = RunProcess({testing::LitmusBinary(), "report", (dir_->path() / "nowhere").string()});
   EXPECT_EQ(missing.exit_code, 2);

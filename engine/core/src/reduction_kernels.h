@@ -22,12 +22,25 @@
 
 namespace litmus::reduction_kernels {
 
-// What one fused pass over float32 data gives (FusedFloat32 below): the sum, the sum of |x| and
-// the largest |x|, each only if asked for.
+// What one fused pass over float32 data gives (FusedFloat32 below): the sum, the sum of |x|, the
+// largest |x|, and the min and the max, each only if asked for; and, with the abs max or the
+// min and max, whether an element is infinite or NaN.
 struct FusedSums {
   double sum = 0;
   double abs_sum = 0;
   double abs_max = 0;
+  double min = 0;
+  double max = 0;
+  bool non_finite = false;
+};
+
+// What one statistics pass gives (StatisticsPass below): the sum, the min and the max, and
+// whether an element is infinite or NaN (then min and max are already the exact NaN-aware ones).
+struct SumMinMax {
+  double sum = 0;
+  double min = 0;
+  double max = 0;
+  bool non_finite = false;
 };
 
 // The AVX2 build of ReduceReal for the two floating dtypes and of the float32 fused pass
@@ -35,8 +48,10 @@ struct FusedSums {
 namespace avx2 {
 double ReduceFloat32(const float* p, int64_t n, layout::Reduction reduction, bool abs);
 double ReduceFloat64(const double* p, int64_t n, layout::Reduction reduction, bool abs);
-void FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max, FusedSums* out);
+void FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max, bool min_max, FusedSums* out);
 double VarianceFloat32FromSum(const float* p, int64_t n, double sum, bool abs);
+SumMinMax StatisticsFloat32(const float* p, int64_t n);
+SumMinMax StatisticsFloat64(const double* p, int64_t n);
 }  // namespace avx2
 
 namespace LITMUS_REDUCTION_ISA {
@@ -314,17 +329,23 @@ double Extremum(int64_t n, const RealLoader<float, kAbs>& f) {
   return FinishExtremum<kMax>(best, special, n, f);
 }
 
-// The sum, the sum of |x| and the largest |x| of float32 elements in one pass over the data
-// (the flags pick which; the others stay 0; n >= 1 when kAbsMax). Each is bit-identical to the
-// generic loops (PairwiseSum, Extremum<true> over |x|): the pass keeps their blocks, lanes and
-// order of operations, in vector types, and loads each element once for all three. Rules ask
-// for these together (mean |x|, max |x|, the mean inside a variance), and on tensors that have
-// left the CPU caches one pass is most of the cost. The float32 PairwiseSum is this pass too.
-template <bool kSum, bool kAbsSum, bool kAbsMax>
+// The sum, the sum of |x|, the largest |x|, and the min and max of float32 elements in one pass
+// over the data (the flags pick which; the others stay 0; n >= 1 when kAbsMax or kMinMax). Each
+// is bit-identical to the generic loops (PairwiseSum, Extremum over x or |x|): the pass keeps
+// their blocks, lanes and order of operations, in vector types, and loads each element once for
+// all of them. Rules ask for these together (mean |x|, max |x|, the mean inside a variance), the
+// HTML report for the mean, min and max (reductions.h's ComputeStatistics) of the same values,
+// and on tensors that have left the CPU caches one pass is most of the cost. The float32
+// PairwiseSum is this pass too.
+template <bool kSum, bool kAbsSum, bool kAbsMax, bool kMinMax = false>
 FusedSums FusedPass(const float* p, int64_t n) {
   PairwiseCombiner sums, abs_sums;
-  V8f best = {};
+  V8f best = {}, lowest = {}, highest = {};
   if constexpr (kAbsMax) FirstInEveryLane<true>(p, best);  // (n >= 1 only when it is asked for)
+  if constexpr (kMinMax) {
+    FirstInEveryLane<false>(p, lowest);
+    FirstInEveryLane<false>(p, highest);
+  }
   V8f special = {};
   const V4i no_sign = V4i{} + INT64_MAX;
   for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
@@ -344,11 +365,18 @@ FusedSums FusedPass(const float* p, int64_t n) {
           abs_hi += reinterpret_cast<V4d>(reinterpret_cast<V4i>(b) & no_sign);
         }
       }
-      if constexpr (kAbsMax) {
+      if constexpr (kAbsMax || kMinMax) {
         V8f a;
-        LoadEightFloats<true>(p + i, a);
-        special += a - a;
-        Better8<true>(a, best);
+        LoadEightFloats<false>(p + i, a);
+        special += a - a;  // (the same for x and |x|)
+        if constexpr (kMinMax) {
+          Better8<false>(a, lowest);
+          Better8<true>(a, highest);
+        }
+        if constexpr (kAbsMax) {
+          a = reinterpret_cast<V8f>(reinterpret_cast<V8i>(a) & (V8i{} + INT32_MAX));
+          Better8<true>(a, best);
+        }
       }
     }
     double s = SumOfLanes(lo, hi);
@@ -365,6 +393,16 @@ FusedSums FusedPass(const float* p, int64_t n) {
   if constexpr (kSum) out.sum = sums.Total();
   if constexpr (kAbsSum) out.abs_sum = abs_sums.Total();
   if constexpr (kAbsMax) out.abs_max = FinishExtremum<true>(best, special, n, RealLoader<float, true>{p});
+  if constexpr (kMinMax) {
+    out.min = FinishExtremum<false>(lowest, special, n, RealLoader<float, false>{p});
+    out.max = FinishExtremum<true>(highest, special, n, RealLoader<float, false>{p});
+  }
+  if constexpr (kAbsMax || kMinMax) {
+    float any_special = 0;
+    for (int j = 0; j < 8; ++j) any_special += special[j];
+    for (int64_t i = n - n % 8; i < n; ++i) any_special += p[i] - p[i];
+    out.non_finite = any_special != 0;
+  }
   return out;
 }
 
@@ -376,8 +414,8 @@ double PairwiseSum(int64_t n, const RealLoader<float, kAbs>& f) {
 }
 
 // FusedPass with run-time flags.
-inline FusedSums FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max) {
-  const int which = (sum ? 4 : 0) | (abs_sum ? 2 : 0) | (abs_max ? 1 : 0);
+inline FusedSums FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max, bool min_max = false) {
+  const int which = (min_max ? 8 : 0) | (sum ? 4 : 0) | (abs_sum ? 2 : 0) | (abs_max ? 1 : 0);
   switch (which) {
     case 1: return FusedPass<false, false, true>(p, n);
     case 2: return FusedPass<false, true, false>(p, n);
@@ -386,8 +424,75 @@ inline FusedSums FusedFloat32(const float* p, int64_t n, bool sum, bool abs_sum,
     case 5: return FusedPass<true, false, true>(p, n);
     case 6: return FusedPass<true, true, false>(p, n);
     case 7: return FusedPass<true, true, true>(p, n);
+    case 8: return FusedPass<false, false, false, true>(p, n);
+    case 9: return FusedPass<false, false, true, true>(p, n);
+    case 10: return FusedPass<false, true, false, true>(p, n);
+    case 11: return FusedPass<false, true, true, true>(p, n);
+    case 12: return FusedPass<true, false, false, true>(p, n);
+    case 13: return FusedPass<true, false, true, true>(p, n);
+    case 14: return FusedPass<true, true, false, true>(p, n);
+    case 15: return FusedPass<true, true, true, true>(p, n);
     default: return {};
   }
+}
+
+// The sum, min and max of f(i) over n >= 1 elements in one pass: PairwiseSum's blocks and lanes
+// and Extremum's lanes in one loop (the blocks are a multiple of the lanes, so the lanes of the
+// extremum see the same elements in the same order), so each result is bit-identical to its own
+// loop. Only when an element is infinite or NaN do min and max take ExtremumWithNaN's passes.
+template <typename F>
+SumMinMax StatisticsPass(int64_t n, const F& f) {
+  constexpr int64_t kLanes = 8;
+  static_assert(kPairwiseBlock % kLanes == 0);
+  PairwiseCombiner sums;
+  double lo[kLanes], hi[kLanes];
+  double special[kLanes] = {};
+  for (int j = 0; j < kLanes; ++j) lo[j] = hi[j] = f(0);
+  for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
+    const int64_t end = std::min(n, begin + kPairwiseBlock);
+    double acc[kLanes] = {};
+    int64_t i = begin;
+    for (; i + kLanes <= end; i += kLanes) {
+      Unrolled<kLanes>([&](size_t j) {
+        const double x = f(i + static_cast<int64_t>(j));
+        acc[j] += x;
+        special[j] += x - x;
+        lo[j] = x < lo[j] ? x : lo[j];
+        hi[j] = x > hi[j] ? x : hi[j];
+      });
+    }
+    double s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; i < end; ++i) {  // (only in the last block: Extremum's tail, into lane 0)
+      const double x = f(i);
+      s += x;
+      special[0] += x - x;
+      lo[0] = x < lo[0] ? x : lo[0];
+      hi[0] = x > hi[0] ? x : hi[0];
+    }
+    sums.Add(s);
+  }
+  SumMinMax out;
+  out.sum = sums.Total();
+  double any_special = special[0];
+  out.min = lo[0];
+  out.max = hi[0];
+  for (int j = 1; j < kLanes; ++j) {
+    out.min = lo[j] < out.min ? lo[j] : out.min;
+    out.max = hi[j] > out.max ? hi[j] : out.max;
+    any_special += special[j];
+  }
+  if (any_special != 0) {
+    out.non_finite = true;
+    out.min = ExtremumWithNaN<false>(n, f);
+    out.max = ExtremumWithNaN<true>(n, f);
+  }
+  return out;
+}
+
+// The float32 pass is FusedPass's (sum, min and max in one loop over the floats).
+inline SumMinMax StatisticsPass(int64_t n, const RealLoader<float, false>& f) {
+  const FusedSums r = FusedPass<true, false, false, true>(f.p, n);
+  return {r.sum, r.min, r.max, r.non_finite};
 }
 
 template <typename F>

@@ -119,15 +119,15 @@ StatusOr<double> ComputeReduction(const Tensor& tensor, Reduction reduction, boo
 namespace {
 
 // The float32 pieces of ComputeReductions, from the AVX2 build where the CPU has it.
-reduction_kernels::FusedSums Fused(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max) {
+reduction_kernels::FusedSums Fused(const float* p, int64_t n, bool sum, bool abs_sum, bool abs_max, bool min_max) {
 #ifdef LITMUS_AVX2_KERNELS
   if (HasAvx2()) {
     reduction_kernels::FusedSums out;
-    reduction_kernels::avx2::FusedFloat32(p, n, sum, abs_sum, abs_max, &out);
+    reduction_kernels::avx2::FusedFloat32(p, n, sum, abs_sum, abs_max, min_max, &out);
     return out;
   }
 #endif
-  return FusedFloat32(p, n, sum, abs_sum, abs_max);
+  return FusedFloat32(p, n, sum, abs_sum, abs_max, min_max);
 }
 
 double VarianceOf(const float* p, int64_t n, double sum, bool abs) {
@@ -140,16 +140,18 @@ double VarianceOf(const float* p, int64_t n, double sum, bool abs) {
 
 }  // namespace
 
-std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<const ReductionRequest> requests) {
+std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<const ReductionRequest> requests,
+                                                TensorStatistics* statistics) {
   std::vector<StatusOr<double>> out;
   out.reserve(requests.size());
   const int64_t n = tensor.num_elements();
   if (tensor.dtype() != DType::kFloat32 || n == 0) {
     for (const ReductionRequest& r : requests) out.push_back(ComputeReduction(tensor, r.reduction, r.abs));
+    if (statistics != nullptr) *statistics = ComputeStatistics(tensor);
     return out;
   }
   // Which parts of the fused pass the requests use (the others fall back to their own kernel).
-  bool sum = false, abs_sum = false, abs_max = false;
+  bool sum = statistics != nullptr, abs_sum = false, abs_max = false, min_max = statistics != nullptr;
   for (const ReductionRequest& r : requests) {
     switch (r.reduction) {
       case Reduction::kSum:
@@ -161,9 +163,10 @@ std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<
       default: break;
     }
   }
+  // (The min and max are in the pass only with the statistics: alone, their own kernel is as fast.)
   const float* p = tensor.as<float>().data();
   const reduction_kernels::FusedSums sums =
-      (sum || abs_sum || abs_max) ? Fused(p, n, sum, abs_sum, abs_max) : reduction_kernels::FusedSums{};
+      (sum || abs_sum || abs_max || min_max) ? Fused(p, n, sum, abs_sum, abs_max, min_max) : reduction_kernels::FusedSums{};
   const double count = static_cast<double>(n);
   for (const ReductionRequest& r : requests) {
     const double total = r.abs ? sums.abs_sum : sums.sum;
@@ -176,10 +179,17 @@ std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<
       default:
         if (r.reduction == Reduction::kMax && r.abs) {
           out.push_back(sums.abs_max);
+        } else if ((r.reduction == Reduction::kMin || r.reduction == Reduction::kMax) && !r.abs && min_max) {
+          out.push_back(r.reduction == Reduction::kMin ? sums.min : sums.max);
         } else {
           out.push_back(ComputeReduction(tensor, r.reduction, r.abs));
         }
     }
+  }
+  if (statistics != nullptr) {
+    *statistics = TensorStatistics{.elements = n, .mean = sums.sum / count, .min = sums.min, .max = sums.max, .non_finite = {}};
+    // (Counting by kind takes another pass: only for data that holds a NaN or an infinity.)
+    if (sums.non_finite) statistics->non_finite = CountNonFinite(tensor);
   }
   return out;
 }
@@ -234,6 +244,63 @@ NonFiniteCounts CountNonFinite(const Tensor& t) {
     counts.neginf += (std::isinf(z.real()) && z.real() < 0) || (std::isinf(z.imag()) && z.imag() < 0);
   }
   return counts;
+}
+
+namespace {
+
+// The one pass of ComputeStatistics over real elements (float32 and float64 from the AVX2 build
+// where the CPU has it).
+template <typename T>
+reduction_kernels::SumMinMax StatisticsOf(const T* p, int64_t n) {
+#ifdef LITMUS_AVX2_KERNELS
+  if (HasAvx2()) {
+    if constexpr (std::is_same_v<T, float>) return reduction_kernels::avx2::StatisticsFloat32(p, n);
+    if constexpr (std::is_same_v<T, double>) return reduction_kernels::avx2::StatisticsFloat64(p, n);
+  }
+#endif
+  return StatisticsPass(n, RealLoader<T, false>{p});
+}
+
+template <typename T>
+reduction_kernels::SumMinMax StatisticsOf(const Tensor& t) {
+  return StatisticsOf(t.as<T>().data(), t.num_elements());
+}
+
+}  // namespace
+
+TensorStatistics ComputeStatistics(const Tensor& t) {
+  TensorStatistics out;
+  if (t.is_string() || t.dtype() == DType::kInvalid) return out;
+  const int64_t n = t.num_elements();
+  out.elements = n;
+  if (n == 0 || IsComplex(t.dtype())) {
+    // (What ComputeReductions gives: mean NaN, min/max errors; complex: errors but for counts.)
+    out.mean = out.min = out.max = kNaN;
+    out.non_finite = CountNonFinite(t);
+    return out;
+  }
+  reduction_kernels::SumMinMax r;
+  switch (t.dtype()) {
+    case DType::kFloat32: r = StatisticsOf<float>(t); break;
+    case DType::kFloat64: r = StatisticsOf<double>(t); break;
+    case DType::kInt32: r = StatisticsOf<int32_t>(t); break;
+    case DType::kUInt8: r = StatisticsOf<uint8_t>(t); break;
+    case DType::kInt16: r = StatisticsOf<int16_t>(t); break;
+    case DType::kInt8: r = StatisticsOf<int8_t>(t); break;
+    case DType::kInt64: r = StatisticsOf<int64_t>(t); break;
+    case DType::kUInt16: r = StatisticsOf<uint16_t>(t); break;
+    case DType::kUInt32: r = StatisticsOf<uint32_t>(t); break;
+    case DType::kUInt64: r = StatisticsOf<uint64_t>(t); break;
+    case DType::kBool: r = StatisticsPass(n, BoolLoader{t.as<uint8_t>().data()}); break;
+    case DType::kFloat16: r = StatisticsPass(n, HalfLoader<false>{t.as<uint16_t>().data()}); break;
+    default: return out;  // (complex, strings: above)
+  }
+  out.mean = r.sum / static_cast<double>(n);
+  out.min = r.min;
+  out.max = r.max;
+  // Counting by kind takes another pass: only for data the pass found a NaN or infinity in.
+  if (r.non_finite) out.non_finite = CountNonFinite(t);
+  return out;
 }
 
 StatusOr<double> StoredReductionValue(const Tensor& stored) {

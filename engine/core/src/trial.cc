@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <deque>
 #include <list>
 #include <mutex>
+#include <unordered_set>
 #include <span>
 #include <thread>
 #include <unordered_map>
@@ -279,7 +281,36 @@ struct Trial::Impl {
     uint32_t reductions;
     Prefetched* out;  // what Prefetch tells of the key (its out-parameter), or nullptr
     bool with_value;  // out->value receives the decoded value
+    bool statistics = false;  // CollectStatistics asked for this tensor's
   };
+  // What CollectStatistics asked (statistics_any: anything at all, read without the lock so
+  // that a trial nobody asks pays nothing) and what was computed since the last TakeStatistics.
+  std::atomic<bool> statistics_any{false};
+  mutable std::mutex statistics_mu;
+  bool statistics_all = false;
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>()(name); }
+  };
+  std::unordered_set<std::string, NameHash, std::equal_to<>> statistics_of;
+  mutable std::vector<CollectedStatistics> statistics;
+  // Whether Prefetch computes the statistics of `name`'s values (statistics_mu held).
+  bool StatisticsAsked(std::string_view name) const {
+    return statistics_all || statistics_of.find(name) != statistics_of.end();
+  }
+  // Everything to do with a value Prefetch has just decoded, while its data is hot: the
+  // reductions asked of its tensor, its statistics, and telling the caller.
+  void Decoded(const Wanted& w, const TensorPtr& value) const {
+    if (!w.statistics) {
+      ComputeReductions(*value, w.reductions);
+    } else {
+      CollectedStatistics c{std::string(w.name), w.global_step, {}};
+      ComputeReductions(*value, w.reductions, &c.statistics);
+      std::lock_guard<std::mutex> lock(statistics_mu);
+      if (statistics.size() < kMaxCollectedStatistics) statistics.push_back(std::move(c));
+    }
+    ReportDecoded(w, value);
+  }
   // `w` is decoded fine: tells Prefetch's caller.
   static void ReportDecoded(const Wanted& w, const TensorPtr& value) {
     if (w.out == nullptr) return;
@@ -295,8 +326,9 @@ struct Trial::Impl {
   static uint32_t ReductionKey(layout::Reduction r, bool abs) { return static_cast<uint32_t>(r) * 2 + (abs ? 1 : 0); }
   static_assert(static_cast<uint32_t>(layout::Reduction::kL2) * 2 + 1 < 32, "a key is a bit of a uint32_t");
   StatusOr<double> MemoisedReduction(const Tensor& value, layout::Reduction r, bool abs) const;
-  // Computes the reductions in the set `keys` of `value` now, while its data is in the CPU caches.
-  void ComputeReductions(const Tensor& value, uint32_t keys) const;
+  // Computes the reductions in the set `keys` of `value` now, while its data is in the CPU caches,
+  // and with `statistics` its ComputeStatistics (in the same pass where reductions.h can).
+  void ComputeReductions(const Tensor& value, uint32_t keys, TensorStatistics* statistics = nullptr) const;
 
   // Where tensor_content started in the last large record read of each tensor (see Read).
   size_t ContentOffsetHint(std::string_view tensor_name) const {
@@ -695,7 +727,7 @@ StatusOr<double> Trial::Impl::MemoisedReduction(const Tensor& value, layout::Red
   return computed;
 }
 
-void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
+void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys, TensorStatistics* statistics) const {
   // Together, so that the reductions that can share a pass over the data do (reductions.h).
   // (Fixed arrays: this runs for every tensor a prefetch decodes.)
   std::array<ReductionRequest, 32> requests;
@@ -706,9 +738,12 @@ void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys) const {
     requests[count] = {static_cast<layout::Reduction>(key / 2), (key & 1) != 0};
     request_keys[count++] = key;
   }
-  if (count == 0) return;
+  if (count == 0) {
+    if (statistics != nullptr) *statistics = ComputeStatistics(value);
+    return;
+  }
   const std::vector<StatusOr<double>> computed =
-      litmus::ComputeReductions(value, std::span<const ReductionRequest>(requests.data(), count));
+      litmus::ComputeReductions(value, std::span<const ReductionRequest>(requests.data(), count), statistics);
   for (size_t i = 0; i < computed.size(); ++i) {
     if (computed[i].ok()) value.SetMemo(request_keys[i], *computed[i]);
   }
@@ -718,8 +753,7 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
   const auto read_alone = [this](const Wanted& w) {
     const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, RawRecord(*w.entry, w.name));
     if (!value.ok()) return;
-    ComputeReductions(**value, w.reductions);
-    ReportDecoded(w, *value);
+    Decoded(w, *value);
   };
   const std::string path = Env::JoinPath(root, event_file);
   if (wanted.size() == 1) {
@@ -749,8 +783,7 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
             mapped->bytes.subspan(static_cast<size_t>(w.start), static_cast<size_t>(entry.length));
         StatusOr<TensorPtr> tensor = DecodeMappedTensorRecord(mapped->owner, record, path, w.start, w.name);
         if (!tensor.ok()) continue;  // (Value() reads it again and reports)
-        ComputeReductions(**tensor, w.reductions);
-        ReportDecoded(w, *tensor);
+        Decoded(w, *tensor);
         decoded.emplace_back(w.key, *std::move(tensor));
       }
       cache.InsertAll(decoded);
@@ -811,8 +844,7 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
     const std::span<std::byte> record(buffer.get() + (w.start - begin), static_cast<size_t>(entry.length));
     StatusOr<TensorPtr> tensor = DecodeTensorRecord(buffer, record, path, w.start, w.name);
     if (!tensor.ok()) continue;
-    ComputeReductions(**tensor, w.reductions);
-    ReportDecoded(w, *tensor);
+    Decoded(w, *tensor);
     decoded.emplace_back(w.key, *std::move(tensor));
   }
   cache.InsertAll(decoded);
@@ -995,6 +1027,8 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
   if (out != nullptr) out->assign(keys.size(), Prefetched());
   std::vector<Impl::Wanted> wanted;
   std::vector<TensorCache::Key> cache_keys;
+  std::unique_lock<std::mutex> statistics_lock(impl_->statistics_mu, std::defer_lock);
+  if (impl_->statistics_any.load(std::memory_order_relaxed)) statistics_lock.lock();
   wanted.reserve(keys.size());
   cache_keys.reserve(keys.size());
   for (size_t k = 0; k < keys.size(); ++k) {
@@ -1006,9 +1040,11 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
     if (out != nullptr) (*out)[k].stored_reductions = impl_->catalog.files().has_stored_reductions(entry);
     wanted.push_back({key, name, resolved->global_step, &entry, impl_->catalog.files().start(entry),
                       resolved->tensor->reductions_asked.load(std::memory_order_relaxed),
-                      out != nullptr ? out->data() + k : nullptr, with_values});
+                      out != nullptr ? out->data() + k : nullptr, with_values,
+                      statistics_lock.owns_lock() && impl_->StatisticsAsked(name)});
     cache_keys.push_back(key);
   }
+  if (statistics_lock.owns_lock()) statistics_lock.unlock();
   std::vector<TensorCache::Presence> presence(cache_keys.size());
   std::vector<TensorPtr> cached(out != nullptr && with_values ? cache_keys.size() : 0);
   impl_->cache.PresenceOf(cache_keys, presence, cached);
@@ -1388,6 +1424,19 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
     }
   }
   impl_->cache.EraseAll(cache_keys);
+}
+
+void Trial::CollectStatistics(const std::optional<std::vector<std::string>>& tensors) const {
+  std::lock_guard<std::mutex> lock(impl_->statistics_mu);
+  impl_->statistics_all = !tensors.has_value();
+  impl_->statistics_of.clear();
+  if (tensors) impl_->statistics_of.insert(tensors->begin(), tensors->end());
+  impl_->statistics_any.store(impl_->statistics_all || !impl_->statistics_of.empty(), std::memory_order_relaxed);
+}
+
+std::vector<Trial::CollectedStatistics> Trial::TakeStatistics() const {
+  std::lock_guard<std::mutex> lock(impl_->statistics_mu);
+  return std::exchange(impl_->statistics, {});
 }
 
 StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::Reduction r, bool abs,

@@ -45,11 +45,11 @@ ReportGenerator::ReportGenerator(ReportOptions options, Env* files, Env* trial_e
 
 ReportGenerator::~ReportGenerator() = default;
 
-Status ReportGenerator::Write(const LiveSeries* live) {
+Status ReportGenerator::Write(const LiveSeries* live, std::optional<int64_t> through) {
   StatusOr<JobFiles> job = reader_.Read(live);
   if (!job.ok()) return job.status();
   const std::string trial = options_.trial.empty() ? job->trial : options_.trial;
-  if (!curves_ && runner_trial_ != nullptr) curves_ = std::make_unique<TrialCurves>(runner_trial_);
+  if (!curves_ && runner_trial_ != nullptr) curves_ = std::make_unique<TrialCurves>(runner_trial_, collected_);
   if (!curves_ && !trial.empty()) curves_ = std::make_unique<TrialCurves>(trial_env_, trial);
   if (curves_) {
     std::vector<std::string> tensors;
@@ -57,7 +57,7 @@ Status ReportGenerator::Write(const LiveSeries* live) {
       for (const SeriesData& s : r.series) tensors.push_back(s.tensor);
     }
     curves_->Watch(tensors);
-    curves_->Update();
+    curves_->Update(through);
   }
   if (!options_.trial.empty()) job->trial = options_.trial;
   const std::string page = RenderReportPage(

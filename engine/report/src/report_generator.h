@@ -39,11 +39,19 @@ class ReportGenerator {
   // With `live` (`litmus run --report`), the rules' series are taken from the runner's stores
   // (JobFilesReader::Read) instead of their series files: the same page, without writing and
   // parsing the files again.
-  Status Write(const LiveSeries* live = nullptr);
+  //
+  // `through` (`litmus run`): the watched tensors' statistics of later steps wait for a later
+  // Write (TrialCurves::Update).
+  Status Write(const LiveSeries* live = nullptr, std::optional<int64_t> through = std::nullopt);
 
   // Reads the trial's curves through `trial` (the runner's, not owned; see TrialCurves) instead
-  // of opening it again. Before the first Write; `trial` must outlive the Writes.
-  void UseTrial(const Trial* trial) { runner_trial_ = trial; }
+  // of opening it again; with `collected`, the watched tensors' statistics are those the trial
+  // collects (TrialCurves, Trial::CollectStatistics). Before the first Write; `trial` must
+  // outlive the Writes.
+  void UseTrial(const Trial* trial, bool collected = false) {
+    runner_trial_ = trial;
+    collected_ = collected;
+  }
 
   const std::string& path() const { return path_; }
 
@@ -54,6 +62,7 @@ class ReportGenerator {
   Env* trial_env_;
   JobFilesReader reader_;
   const Trial* runner_trial_ = nullptr;
+  bool collected_ = false;
   std::unique_ptr<TrialCurves> curves_;  // once the trial is known
 };
 

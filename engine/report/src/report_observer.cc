@@ -11,18 +11,24 @@ namespace litmus::report {
 ReportObserver::ReportObserver(ReportOptions options, Env* files, Env* trial_env)
     : generator_(std::move(options), files, trial_env) {}
 
-void ReportObserver::TrialOpened(const Trial& trial) { generator_.UseTrial(&trial); }
+void ReportObserver::TrialOpened(const Trial& trial) {
+  trial.CollectStatistics(std::nullopt);  // (narrowed to the watched tensors by the first rewrite)
+  generator_.UseTrial(&trial, /*collected=*/true);
+}
 
-void ReportObserver::StepEvaluated(const std::string& rule, int64_t, bool, const SeriesStore& series,
+void ReportObserver::StepEvaluated(const std::string& rule, int64_t step, bool, const SeriesStore& series,
                                    const std::vector<SeriesStore::NewPoint>&) {
   series_.try_emplace(rule, &series);
+  evaluated_ = std::max(evaluated_, step);
 }
 
 void ReportObserver::FilesWritten(bool finished) {
   const auto now = std::chrono::steady_clock::now();
   if (!finished && written_ && now < next_) return;
   written_ = true;
-  const Status status = generator_.Write(&series_);
+  // (While rules run, the statistics of the steps they have evaluated: the runner has read
+  // those values and the trial has their statistics; at the end, of every step.)
+  const Status status = generator_.Write(&series_, finished ? std::nullopt : std::optional<int64_t>(evaluated_));
   // A large job's page takes long to make (its series and curves): it is not remade more often
   // than keeps that at ~2 % of the runner's time.
   next_ = now + std::max<std::chrono::steady_clock::duration>(kInterval, 50 * (std::chrono::steady_clock::now() - now));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "report_generator.h"
@@ -23,9 +24,12 @@ class ReportObserver final : public JobObserver {
   const std::string& path() const { return generator_.path(); }
 
   // The runner's trial and the rules' series stores are read while the job runs (no second
-  // Trial, no parsing of the series files the runner just wrote).
+  // Trial, no parsing of the series files the runner just wrote). The watched tensors'
+  // statistics come from the values the runner's prefetch reads (Trial::CollectStatistics; of
+  // every tensor until the first rewrite knows which are watched), up to the last evaluated step
+  // while the job runs; what the rules did not read is read by the report itself.
   void TrialOpened(const Trial& trial) override;
-  void StepEvaluated(const std::string& rule, int64_t, bool, const SeriesStore& series,
+  void StepEvaluated(const std::string& rule, int64_t step, bool, const SeriesStore& series,
                      const std::vector<SeriesStore::NewPoint>&) override;
   void RuleFired(const std::string&, int64_t, const std::string&) override {}
   void FilesWritten(bool finished) override;
@@ -33,6 +37,7 @@ class ReportObserver final : public JobObserver {
  private:
   ReportGenerator generator_;
   LiveSeries series_;  // by rule: the runner's stores (valid until FilesWritten(true) returns)
+  int64_t evaluated_ = INT64_MIN;  // the last step a rule was evaluated at
   std::chrono::steady_clock::time_point next_{};  // no earlier rewrite unless finished
   bool written_ = false;
   bool failed_ = false;

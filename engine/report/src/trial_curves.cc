@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <utility>
 
@@ -13,7 +12,8 @@
 namespace litmus::report {
 
 TrialCurves::TrialCurves(Env* env, std::string trial) : env_(env), trial_path_(std::move(trial)) {}
-TrialCurves::TrialCurves(const Trial* trial) : env_(nullptr), trial_(trial), borrowed_(true) {}
+TrialCurves::TrialCurves(const Trial* trial, bool collected)
+    : env_(nullptr), trial_(trial), borrowed_(true), collected_(collected) {}
 TrialCurves::~TrialCurves() = default;
 
 void TrialCurves::Watch(const std::vector<std::string>& tensors) {
@@ -24,6 +24,7 @@ void TrialCurves::Watch(const std::vector<std::string>& tensors) {
       stat_cursors_[t].stride = 0;  // counted once, never read
       continue;
     }
+    watched_index_.emplace(t, static_cast<uint32_t>(watched_.size()));
     watched_.push_back(t);
     stat_cursors_[t] = Cursor{};
   }
@@ -34,7 +35,7 @@ int64_t TrialCurves::stride(const std::string& tensor) const {
   return it == stat_cursors_.end() ? 1 : it->second.stride;
 }
 
-void TrialCurves::Update() {
+void TrialCurves::Update(std::optional<int64_t> through) {
   if (borrowed_) {
     if (trial_ == nullptr) return;
   } else if (trial_path_.empty()) {
@@ -67,7 +68,7 @@ void TrialCurves::Update() {
   }
   info_.ended = trial_->end_marker_seen();
   ReadLosses();
-  ReadStats();
+  ReadStats(through);
 }
 
 void TrialCurves::ReadLosses() {
@@ -92,9 +93,35 @@ void TrialCurves::ReadLosses() {
   }
 }
 
-void TrialCurves::ReadStats() {
-  // The plan: per watched tensor, the steps after its cursor, each with the cursor as it stands
-  // after that step and whether its value is read (every stride-th step).
+void TrialCurves::AddStats(const std::string& tensor, int64_t step, const TensorStatistics& s) {
+  if (s.elements == 0) return;  // (strings, empty tensors: nothing to chart)
+  const auto mode = trial_->ModeOfGlobalStep(step);
+  const int32_t m = static_cast<int32_t>(mode ? mode->first : Mode::kGlobal);
+  stats_.Add(kMean, tensor, step, m, s.mean);
+  stats_.Add(kMin, tensor, step, m, s.min);
+  stats_.Add(kMax, tensor, step, m, s.max);
+  stats_.Add(kNan, tensor, step, m, static_cast<double>(s.non_finite.nan));
+  stats_.Add(kInf, tensor, step, m, static_cast<double>(s.non_finite.posinf + s.non_finite.neginf));
+}
+
+void TrialCurves::TakeCollected() {
+  if (watched_.size() != collecting_) {
+    trial_->CollectStatistics(watched_);  // (also ends the "every tensor" of TrialOpened)
+    collecting_ = watched_.size();
+  }
+  pending_.resize(watched_.size());
+  for (const Trial::CollectedStatistics& c : trial_->TakeStatistics()) {
+    const auto index = watched_index_.find(c.name);
+    if (index == watched_index_.end()) continue;  // (steps the cursor passed are erased after ReadStats)
+    pending_[index->second].insert_or_assign(c.step, c.statistics);
+  }
+}
+
+void TrialCurves::ReadStats(std::optional<int64_t> through) {
+  pending_.resize(watched_.size());
+  if (collected_) TakeCollected();
+  // The plan: per watched tensor, the steps after its cursor (up to `through`), each with the
+  // cursor as it stands after that step and whether its value is read (every stride-th step).
   struct Planned {
     int64_t step;
     Cursor after;
@@ -106,6 +133,7 @@ void TrialCurves::ReadStats() {
     Cursor c = stat_cursors_[watched_[i]];
     for (const int64_t step : trial_->TensorSteps(watched_[i])) {
       if (step <= c.last_step) continue;
+      if (through && step > *through) break;
       while (c.seen >= kFullSteps * c.stride) c.stride *= 2;
       if (c.seen % c.stride == 0) reads[step].push_back(i);
       ++c.seen;
@@ -113,26 +141,32 @@ void TrialCurves::ReadStats() {
       plans[i].push_back({step, c});
     }
   }
-  static constexpr std::array<ReductionRequest, 3> kRequests = {
-      ReductionRequest{layout::Reduction::kMean, false}, ReductionRequest{layout::Reduction::kMin, false},
-      ReductionRequest{layout::Reduction::kMax, false}};
   constexpr int64_t kReadable = INT64_MAX;
   std::vector<int64_t> blocked(watched_.size(), kReadable);  // the first step not yet readable
   // Step by step, a few steps at a time: the records of a step lie together in its event files,
-  // so Prefetch reads a batch with a few reads instead of one per tensor and step.
+  // so Prefetch reads a batch with a few reads instead of one per tensor and step. What the
+  // trial collected (the runner's reads) is not read again.
   constexpr size_t kBatchKeys = 64;
   for (auto begin = reads.begin(); begin != reads.end();) {
     std::vector<Trial::StepTensor> keys;
     auto end = begin;
     for (; end != reads.end() && keys.size() < kBatchKeys; ++end) {
-      for (const uint32_t i : end->second) keys.emplace_back(watched_[i], end->first);
+      for (const uint32_t i : end->second) {
+        if (!pending_[i].contains(end->first)) keys.emplace_back(watched_[i], end->first);
+      }
     }
-    trial_->Prefetch(keys);
+    if (!keys.empty()) trial_->Prefetch(keys);
     for (auto at = begin; at != end; ++at) {
       const int64_t step = at->first;
       for (const uint32_t i : at->second) {
         if (blocked[i] != kReadable) continue;
         const std::string& tensor = watched_[i];
+        if (const auto collected = pending_[i].find(step); collected != pending_[i].end()) {
+          AddStats(tensor, step, collected->second);
+          ++statistics_collected_;
+          continue;
+        }
+        ++values_read_;
         StatusOr<TensorPtr> value = trial_->Value(tensor, step);
         if (!value.ok()) {
           if (value.status().code() == StatusCode::kOutOfRange) {
@@ -140,30 +174,27 @@ void TrialCurves::ReadStats() {
             continue;
           }
           spdlog::debug("report: tensor {} at step {} left out: {}", tensor, step, value.status().message());
-        } else if (!(*value)->is_string() && (*value)->num_elements() > 0) {
-          const auto mode = trial_->ModeOfGlobalStep(step);
-          const int32_t m = static_cast<int32_t>(mode ? mode->first : Mode::kGlobal);
-          const std::vector<StatusOr<double>> r = ComputeReductions(**value, kRequests);
-          const NonFiniteCounts counts = CountNonFinite(**value);
-          const double nan = std::numeric_limits<double>::quiet_NaN();
-          stats_.Add(kMean, tensor, step, m, r[0].ok() ? *r[0] : nan);
-          stats_.Add(kMin, tensor, step, m, r[1].ok() ? *r[1] : nan);
-          stats_.Add(kMax, tensor, step, m, r[2].ok() ? *r[2] : nan);
-          stats_.Add(kNan, tensor, step, m, static_cast<double>(counts.nan));
-          stats_.Add(kInf, tensor, step, m, static_cast<double>(counts.posinf + counts.neginf));
+        } else {
+          AddStats(tensor, step, ComputeStatistics(**value));
         }
       }
     }
-    trial_->Release(keys);
+    if (!keys.empty()) trial_->Release(keys);
     begin = end;
   }
-  // Each cursor moves past the steps considered, up to the first one not yet readable.
+  // Each cursor moves past the steps considered, up to the first one not yet readable; what was
+  // collected for the steps it passed is no longer needed.
   for (uint32_t i = 0; i < watched_.size(); ++i) {
     Cursor& cursor = stat_cursors_[watched_[i]];
     for (const Planned& p : plans[i]) {
       if (p.step >= blocked[i]) break;
       cursor = p.after;
     }
+    pending_[i].erase(pending_[i].begin(), pending_[i].upper_bound(cursor.last_step));
+  }
+  if (statistics_collected_ + values_read_ > 0) {
+    spdlog::debug("report: watched tensors' statistics: {} from the runner's reads, {} values read again",
+                  statistics_collected_, values_read_);
   }
 }
 

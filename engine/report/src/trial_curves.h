@@ -6,15 +6,21 @@
 // kFullSteps of its steps, then at every 2nd, 4th, ... step (the stride doubles each time the steps
 // seen reach kFullSteps times it), so a job of N steps reads each watched tensor
 // ~kFullSteps * (1 + log2(N / kFullSteps) / 2) times whatever its length. Losses (scalars) are
-// read at every step. Thread-compatible.
+// read at every step. With `litmus run` (the runner's trial, `collected`), the statistics of a
+// watched tensor at a step the rules read come from the runner's own reads (Trial::
+// CollectStatistics: computed in its prefetch while the value is hot); only the values the rules
+// did not read are read here. Thread-compatible.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "litmus/engine/reductions.h"
 #include "litmus/engine/trial.h"
 #include "litmus/format/env.h"
 #include "plugin/series_store.h"
@@ -48,15 +54,20 @@ class TrialCurves {
   // Reads through `trial` (not owned, e.g. `litmus run`'s own: JobObserver::TrialOpened): no
   // second Trial, no second parsing of its index files, values its cache still holds not read
   // again. Update never refreshes it (its owner does) and never opens another.
-  explicit TrialCurves(const Trial* trial);
+  // With `collected`, the statistics of the values the trial's prefetch decodes are taken from
+  // it (Trial::TakeStatistics) instead of reading the values again: this object asks the trial
+  // to collect those of the watched tensors (CollectStatistics) at every Update.
+  explicit TrialCurves(const Trial* trial, bool collected = false);
   ~TrialCurves();
 
   // Tensors whose statistics to keep (the rules' published tensors); added to, never removed.
   // Names the trial does not hold are ignored. Beyond kMaxWatched, later names are dropped.
   void Watch(const std::vector<std::string>& tensors);
   // Opens the trial (the first time) and reads what it gained. Never fails: a trial that cannot
-  // be read leaves info().error set and the curves as they were.
-  void Update();
+  // be read leaves info().error set and the curves as they were. `through`: the statistics of
+  // steps after it are left for a later Update (`litmus run`: the steps the rules have not
+  // evaluated yet, whose values its prefetch has not read yet).
+  void Update(std::optional<int64_t> through = std::nullopt);
 
   const TrialInfo& info() const { return info_; }
   // Losses: series name = the mode ("TRAIN", "EVAL", ...), tensor = the loss tensor.
@@ -66,6 +77,9 @@ class TrialCurves {
   size_t watched_dropped() const { return watched_dropped_; }
   // The steps a watched tensor is read at: every stride(t)-th of its steps (1 = all).
   int64_t stride(const std::string& tensor) const;
+  // Statistics points taken from the trial's collected statistics, and values read here.
+  int64_t statistics_collected() const { return statistics_collected_; }
+  int64_t values_read() const { return values_read_; }
 
  private:
   struct Cursor {
@@ -75,7 +89,11 @@ class TrialCurves {
   };
   void ReadLosses();
   // The watched tensors' steps since their cursors, read step by step in batches (Prefetch).
-  void ReadStats();
+  void ReadStats(std::optional<int64_t> through);
+  void AddStats(const std::string& tensor, int64_t step, const TensorStatistics& s);
+  // The statistics the trial collected since the last Update, of watched tensors at steps after
+  // their cursors (collected_ only).
+  void TakeCollected();
 
   Env* env_;
   std::string trial_path_;
@@ -89,6 +107,13 @@ class TrialCurves {
   size_t watched_dropped_ = 0;
   std::map<std::string, Cursor> loss_cursors_;
   std::map<std::string, Cursor> stat_cursors_;
+  bool collected_ = false;
+  size_t collecting_ = SIZE_MAX;  // how many watched tensors the trial was last asked to collect
+  // By watched_ index: step -> what the trial collected (watched_index_: name -> index).
+  std::vector<std::map<int64_t, TensorStatistics>> pending_;
+  std::unordered_map<std::string, uint32_t> watched_index_;
+  int64_t statistics_collected_ = 0;
+  int64_t values_read_ = 0;
 };
 
 }  // namespace litmus::report

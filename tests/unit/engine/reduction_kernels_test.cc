@@ -75,12 +75,15 @@ void CompareFusedBuilds(const std::vector<float>& v, const std::string& what) {
       EXPECT_EQ(std::bit_cast<uint64_t>(a), std::bit_cast<uint64_t>(b)) << what << " " << name << ": " << a << " vs " << b;
     }
   };
-  const reduction_kernels::FusedSums portable = k::FusedFloat32(v.data(), n, true, true, true);
+  const reduction_kernels::FusedSums portable = k::FusedFloat32(v.data(), n, true, true, true, true);
   reduction_kernels::FusedSums avx2;
-  reduction_kernels::avx2::FusedFloat32(v.data(), n, true, true, true, &avx2);
+  reduction_kernels::avx2::FusedFloat32(v.data(), n, true, true, true, true, &avx2);
   same(portable.sum, avx2.sum, "fused sum");
   same(portable.abs_sum, avx2.abs_sum, "fused abs sum");
   same(portable.abs_max, avx2.abs_max, "fused abs max");
+  same(portable.min, avx2.min, "fused min");
+  same(portable.max, avx2.max, "fused max");
+  EXPECT_EQ(portable.non_finite, avx2.non_finite) << what;
   for (bool abs : {false, true}) {
     const double total = abs ? portable.abs_sum : portable.sum;
     const double p = abs ? k::VarianceFromSum(n, k::RealLoader<float, true>{v.data()}, total)
@@ -137,13 +140,19 @@ void CompareFloatFastPaths(const std::vector<float>& v, const std::string& what)
     const double sum = k::PairwiseSum(n, k::RealLoader<float, false>{v.data()});
     const double abs_sum = k::PairwiseSum(n, fast);
     const double abs_max = k::Extremum<true>(n, fast);
-    for (int which = 1; which < 8; ++which) {
-      const bool s = (which & 4) != 0, a = (which & 2) != 0, m = (which & 1) != 0;
-      const reduction_kernels::FusedSums fused = k::FusedFloat32(v.data(), n, s, a, m);
+    const double min = k::Extremum<false>(n, k::RealLoader<float, false>{v.data()});
+    const double max = k::Extremum<true>(n, k::RealLoader<float, false>{v.data()});
+    for (int which = 1; which < 16; ++which) {
+      const bool s = (which & 4) != 0, a = (which & 2) != 0, m = (which & 1) != 0, mm = (which & 8) != 0;
+      const reduction_kernels::FusedSums fused = k::FusedFloat32(v.data(), n, s, a, m, mm);
       const std::string parts = " fused " + std::to_string(which);
       if (s) same(fused.sum, sum, (parts + " sum").c_str());
       if (a) same(fused.abs_sum, abs_sum, (parts + " abs sum").c_str());
       if (m) same(fused.abs_max, abs_max, (parts + " abs max").c_str());
+      if (mm) {
+        same(fused.min, min, (parts + " min").c_str());
+        same(fused.max, max, (parts + " max").c_str());
+      }
     }
   }
 }

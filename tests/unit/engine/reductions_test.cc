@@ -4,6 +4,7 @@
 // where smdebug's semantics coincide with litmus's (docs/compatibility.md).
 #include "litmus/engine/reductions.h"
 
+#include <array>
 #include <bit>
 #include <cfloat>
 #include <cmath>
@@ -554,6 +555,134 @@ TEST(ComputeReductionsTest, EachResultIsComputeReductionBitForBit) {
   check(Make<double>(DType::kComplex128, {2}, {3, 4, -1, 0}), "complex128");
   check(Tensor(DType::kFloat32, {0}, {}, nullptr), "empty float32");
   check(Tensor({1}, {"text"}), "string");
+}
+
+
+// ComputeStatistics (the report's one pass) against what the report computed before: the mean,
+// min and max of ComputeReductions (NaN where they are errors) and CountNonFinite, bit for bit,
+// on every dtype, odd lengths, lengths around the pairwise block, NaN, infinities of both
+// signs, signed zeros (which the lanes' order decides), empty tensors and strings.
+TEST(ComputeStatisticsTest, EachFieldIsComputeReductionsAndCountNonFiniteBitForBit) {
+  static constexpr std::array<ReductionRequest, 3> kRequests = {
+      ReductionRequest{Reduction::kMean}, ReductionRequest{Reduction::kMin}, ReductionRequest{Reduction::kMax}};
+  int checked = 0;
+  const auto check = [&](const Tensor& t, const std::string& what) {
+    ++checked;
+    const TensorStatistics got = ComputeStatistics(t);
+    if (t.is_string()) {
+      EXPECT_EQ(got.elements, 0) << what;
+      return;
+    }
+    EXPECT_EQ(got.elements, t.num_elements()) << what;
+    const std::vector<StatusOr<double>> want = ComputeReductions(t, kRequests);
+    const double fields[3] = {got.mean, got.min, got.max};
+    for (size_t i = 0; i < 3; ++i) {
+      const std::string name = what + " " + std::string(layout::ReductionName(kRequests[i].reduction));
+      if (!want[i].ok() || std::isnan(*want[i])) {
+        EXPECT_TRUE(std::isnan(fields[i])) << name << ": " << fields[i];
+      } else {
+        EXPECT_EQ(std::bit_cast<uint64_t>(fields[i]), std::bit_cast<uint64_t>(*want[i]))
+            << name << ": " << fields[i] << " vs " << *want[i];
+      }
+    }
+    const NonFiniteCounts counts = CountNonFinite(t);
+    EXPECT_EQ(got.non_finite.nan, counts.nan) << what;
+    EXPECT_EQ(got.non_finite.posinf, counts.posinf) << what;
+    EXPECT_EQ(got.non_finite.neginf, counts.neginf) << what;
+    // The same statistics from ComputeReductions (the trial's prefetch: in the rules' pass),
+    // whose results stay those of ComputeReduction.
+    const auto bits = [](double x) { return std::isnan(x) ? uint64_t{1} : std::bit_cast<uint64_t>(x); };
+    for (const std::vector<ReductionRequest>& requests :
+         std::vector<std::vector<ReductionRequest>>{{},
+                                                    {{Reduction::kMean, true}},
+                                                    {{Reduction::kMax, true}, {Reduction::kMean, true}},
+                                                    {{Reduction::kMin}, {Reduction::kMax}, {Reduction::kVariance}}}) {
+      TensorStatistics with;
+      const std::vector<StatusOr<double>> results = ComputeReductions(t, requests, &with);
+      EXPECT_EQ(with.elements, got.elements) << what;
+      EXPECT_EQ(bits(with.mean), bits(got.mean)) << what;
+      EXPECT_EQ(bits(with.min), bits(got.min)) << what;
+      EXPECT_EQ(bits(with.max), bits(got.max)) << what;
+      EXPECT_EQ(with.non_finite.nan, counts.nan) << what;
+      EXPECT_EQ(with.non_finite.posinf + with.non_finite.neginf, counts.posinf + counts.neginf) << what;
+      for (size_t i = 0; i < requests.size(); ++i) {
+        const StatusOr<double> alone = ComputeReduction(t, requests[i].reduction, requests[i].abs);
+        ASSERT_EQ(results[i].ok(), alone.ok()) << what;
+        if (alone.ok()) {
+          EXPECT_EQ(bits(*results[i]), bits(*alone)) << what << " request " << i;
+        }
+      }
+    }
+  };
+  std::mt19937 rng(11);
+  std::normal_distribution<double> normal(0.5, 2.0);
+  const float nan_f = std::numeric_limits<float>::quiet_NaN(), inf_f = std::numeric_limits<float>::infinity();
+  for (int64_t n : {1, 2, 5, 7, 8, 9, 15, 17, 1023, 1024, 1025, 2048, 3001}) {
+    std::vector<double> v(static_cast<size_t>(n));
+    for (double& x : v) x = normal(rng);
+    for (int variant = 0; variant < 8; ++variant) {
+      const std::string what = "n=" + std::to_string(n) + " variant " + std::to_string(variant);
+      std::vector<float> f(v.begin(), v.end());
+      std::vector<double> d = v;
+      const auto set = [&](size_t i, double x) {
+        f[i] = static_cast<float>(x);
+        d[i] = x;
+      };
+      if (variant == 1) set(f.size() / 2, -kInf);
+      if (variant == 2) set(f.size() / 3, kNaN);
+      if (variant == 3) set(f.size() - 1, kNaN);  // (in the tail of odd lengths)
+      if (variant == 4) {
+        for (size_t i = 0; i < f.size(); ++i) set(i, i % 2 == 0 ? -0.0 : 0.0);
+      }
+      if (variant == 5) {  // several of each kind
+        for (size_t i = 0; i < f.size(); i += 3) set(i, i % 2 == 0 ? kInf : -kInf);
+        for (size_t i = 1; i < f.size(); i += 5) set(i, kNaN);
+      }
+      if (variant == 6) set(0, kInf);  // (the lanes start from the first element)
+      if (variant == 7) {
+        for (size_t i = 0; i < f.size(); ++i) set(i, 1e30 * (i % 2 == 0 ? 1 : -1));
+      }
+      check(Make1D(DType::kFloat32, f), "float32 " + what);
+      check(Make1D(DType::kFloat64, d), "float64 " + what);
+      std::vector<uint16_t> h(f.size());
+      for (size_t i = 0; i < f.size(); ++i) {
+        // (float16 bits: sign, 5 exponent bits, 10 mantissa bits; a few patterns of each kind)
+        h[i] = static_cast<uint16_t>(std::bit_cast<uint32_t>(f[i]) >> 16 & 0x8000u) |
+               static_cast<uint16_t>(i * 977u % 0x7c00u);
+        if (std::isnan(f[i])) h[i] = 0x7e00;
+        if (std::isinf(f[i])) h[i] = f[i] > 0 ? 0x7c00 : 0xfc00;
+      }
+      check(Make1D(DType::kFloat16, h), "float16 " + what);
+    }
+    std::vector<int32_t> i32(v.size());
+    std::vector<int64_t> i64(v.size());
+    std::vector<uint8_t> u8(v.size()), b(v.size());
+    std::vector<int8_t> i8(v.size());
+    std::vector<uint64_t> u64(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      i32[i] = static_cast<int32_t>(v[i] * 1e6);
+      i64[i] = static_cast<int64_t>(v[i] * 1e15);
+      u8[i] = static_cast<uint8_t>(i * 37);
+      i8[i] = static_cast<int8_t>(i * 53);
+      u64[i] = UINT64_MAX - i * 12345;
+      b[i] = static_cast<uint8_t>(i % 3 == 0 ? 0 : i);
+    }
+    check(Make1D(DType::kInt32, i32), "int32 n=" + std::to_string(n));
+    check(Make1D(DType::kInt64, i64), "int64 n=" + std::to_string(n));
+    check(Make1D(DType::kUInt8, u8), "uint8 n=" + std::to_string(n));
+    check(Make1D(DType::kInt8, i8), "int8 n=" + std::to_string(n));
+    check(Make1D(DType::kUInt64, u64), "uint64 n=" + std::to_string(n));
+    check(Make1D(DType::kBool, b), "bool n=" + std::to_string(n));
+  }
+  check(Make1D<int32_t>(DType::kInt32, {INT32_MIN, INT32_MAX, 0}), "int32 extremes");
+  check(Make<double>(DType::kComplex128, {3}, {3, 4, kNaN, 0, -kInf, 1}), "complex128");
+  check(Make<float>(DType::kComplex64, {1}, {1, nan_f}), "complex64");
+  check(Make<float>(DType::kFloat32, {}, {-inf_f}), "0-d float32");
+  check(Tensor(DType::kFloat32, {0}, {}, nullptr), "empty float32");
+  check(Tensor(DType::kFloat64, {2, 0}, {}, nullptr), "empty float64");
+  check(Tensor(DType::kInt32, {0}, {}, nullptr), "empty int32");
+  check(Tensor({1}, {"text"}), "string");
+  EXPECT_GT(checked, 300);
 }
 
 }  // namespace

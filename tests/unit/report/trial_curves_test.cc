@@ -36,6 +36,8 @@ void WriteSteps(writer::Writer& w, int from, int to) {
   }
 }
 
+void ExpectSameCurves(const TrialCurves& own, const TrialCurves& borrowed);
+
 TEST(TrialCurves, IncrementalStridedAndBounded) {
   testing::TempDir trial;
   writer::WriterOptions options;
@@ -115,6 +117,63 @@ TEST(TrialCurves, ThroughTheRunnersTrialTheSameCurvesAndNoRefresh) {
   own.Watch({"layer/w"});
   own.Update();
   EXPECT_EQ(own.info().steps, 3000);
+  ExpectSameCurves(own, borrowed);
+}
+
+// `litmus run --report`: the statistics of the values the runner's prefetch reads are collected
+// by the trial as it decodes them (Trial::CollectStatistics) and taken by the curves, which read
+// again only what the runner did not read: the same curves (NaN counts included) as a
+// TrialCurves that reads every value itself, without reading the values the runner read.
+TEST(TrialCurves, StatisticsCollectedFromTheRunnersReadsAreTheSameWithoutASecondRead) {
+  testing::TempDir trial;
+  writer::WriterOptions options;
+  options.save_config = writer::SaveConfig::Every(1);
+  options.end_marker = writer::EndMarkerPolicy::kNever;
+  options.overwrite_existing = true;
+  auto w = writer::Writer::Open(trial.str(), options);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  WriteSteps(**w, 0, 2500);
+  ASSERT_TRUE((*w)->Close().ok());
+  TrialCurves own(Env::Default(), trial.str());
+  own.Watch({"layer/w"});
+  own.Update();
+  ASSERT_EQ(own.values_read(), 1024 + 512 + 113);  // every value it charts
+  // skip: the steps the "runner" does not read (a rule that skips them).
+  for (const int skip : {0, 7}) {
+    SCOPED_TRACE("runner skips every " + std::to_string(skip) + "th step");
+    StatusOr<std::unique_ptr<Trial>> runners = Trial::Open(Env::Default(), trial.str());
+    ASSERT_TRUE(runners.ok()) << runners.status().ToString();
+    (*runners)->CollectStatistics(std::nullopt);  // (ReportObserver::TrialOpened)
+    TrialCurves collected(runners->get(), /*collected=*/true);
+    for (int64_t step = 0; step < 2500; ++step) {
+      if (skip == 0 || step % skip != 3) {
+        const std::vector<Trial::StepTensor> keys = {{"MSELoss_output_0", step}, {"layer/w", step}};
+        (*runners)->Prefetch(keys);
+        (*runners)->Release(keys);
+      }
+      if (step % 100 == 1) {  // the runner's FilesWritten, after the step was evaluated
+        collected.Watch({"layer/w"});
+        collected.Update(step);
+      }
+    }
+    collected.Update();  // (FilesWritten(true))
+    ExpectSameCurves(own, collected);
+    EXPECT_EQ(collected.statistics_collected() + collected.values_read(), own.values_read());
+    if (skip == 0) {
+      EXPECT_EQ(collected.values_read(), 0);
+    } else {
+      EXPECT_GT(collected.values_read(), 0);
+      EXPECT_LT(collected.values_read(), own.values_read() / 5);
+    }
+    // Once narrowed to the watched tensors, nothing else is collected. (What is there now are
+    // the values the curves read themselves, at the end.)
+    for (const Trial::CollectedStatistics& c : (*runners)->TakeStatistics()) EXPECT_EQ(c.name, "layer/w");
+    (*runners)->Prefetch({{"MSELoss_output_0", 5}});
+    EXPECT_TRUE((*runners)->TakeStatistics().empty());
+  }
+}
+
+void ExpectSameCurves(const TrialCurves& own, const TrialCurves& borrowed) {
   EXPECT_EQ(own.stride("layer/w"), borrowed.stride("layer/w"));
   for (const auto& [store, other] : {std::pair{&own.losses(), &borrowed.losses()}, std::pair{&own.stats(), &borrowed.stats()}}) {
     ASSERT_EQ(store->series().size(), other->series().size());

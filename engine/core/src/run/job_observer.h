@@ -20,7 +20,12 @@ class JobObserver {
   // The job's trial (the base trial) was opened, before any rule runs. The observer may keep the
   // pointer and read from it in its later calls (Value, TensorSteps, Prefetch and Release of
   // what it read itself) -- the runner refreshes it, the observer never does -- until
-  // FilesWritten(true); not after.
+  // FilesWritten(true); not after. It may also call CollectStatistics and TakeStatistics: the
+  // runner reads each step's required values with Trial::Prefetch (in the background, on the
+  // prefetch's threads), so the statistics of the tensors asked for are computed as the runner
+  // decodes them, and those of a step the runner read are in the trial by the time
+  // StepEvaluated reports the step (values a rule reads outside its declared requirements, or
+  // that were cached before they were asked for, are not: the observer reads those itself).
   virtual void TrialOpened(const Trial& /*trial*/) {}
   // `rule` (configuration name) was evaluated at global `step`; `condition_met` its outcome;
   // `points` the series values it published since its last evaluation (ABI 1.3), whose names

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "litmus/engine/reductions.h"
 #include "litmus/engine/tensor.h"
 #include "litmus/format/env.h"
 #include "litmus/format/index_model.h"
@@ -244,6 +245,23 @@ class Trial {
   // Drops the cached raw values of `keys` (every worker): a hint from a caller that knows nobody
   // needs them any more, so the cache holds what is still useful. Thread-safety as Value().
   void Release(const std::vector<StepTensor>& keys) const;
+
+  // Statistics of the raw values the trial decodes anyway, for the HTML report of `litmus run`
+  // (docs/report.md): after CollectStatistics, every raw value that Prefetch decodes (not one it
+  // finds cached, nor one Value() reads alone) of the tensors asked for gets its
+  // ComputeStatistics right after decoding, on the prefetching thread, while the data is in the
+  // CPU caches, and is kept until TakeStatistics. `tensors` = nullopt: of every tensor; a list:
+  // of those only (replaces the previous choice); an empty list: none (the default). At most
+  // kMaxCollectedStatistics are kept between two TakeStatistics (later ones are dropped: the
+  // caller reads those values itself). Thread-safe (any thread, concurrently with Prefetch).
+  static constexpr size_t kMaxCollectedStatistics = 1 << 16;
+  struct CollectedStatistics {
+    std::string name;
+    int64_t step = 0;  // global step
+    TensorStatistics statistics;
+  };
+  void CollectStatistics(const std::optional<std::vector<std::string>>& tensors) const;
+  std::vector<CollectedStatistics> TakeStatistics() const;
 
   // Stored reduction if one exists, else computed from the raw value (reductions.h).
   StatusOr<double> Reduction(std::string_view name, int64_t step, layout::Reduction r, bool abs,
