@@ -16,6 +16,7 @@
 #include "litmus/engine/trial_document.h"
 #include "litmus/engine/trial_outline.h"
 #include "litmus/engine/trial_selection.h"
+#include "hand_made_trials.h"
 #include "inspect_variants.h"
 #include "support/peak_rss.h"
 #include "support/run_process.h"
@@ -69,38 +70,6 @@ TEST(InspectOutline, FixtureDocumentsAreTheTrialDocuments) {
   }
 }
 
-// An index file of `step` by `worker` in `mode` with entries for `tensors` (a name starting with
-// "shape:" gets only a shape entry).
-void WriteIndex(const testing::TempDir& dir, int64_t step, const std::string& worker, const std::string& mode,
-                int64_t mode_step, const std::vector<std::string>& tensors) {
-  char relative[96];
-  std::snprintf(relative, sizeof relative, "index/%09lld/%012lld_%s.json", static_cast<long long>(step / 1000),
-                static_cast<long long>(step), worker.c_str());
-  std::string payload, shapes;
-  int64_t offset = 0;
-  for (const std::string& t : tensors) {
-    if (t.starts_with("shape:")) {
-      shapes += std::string(shapes.empty() ? "" : ", ") + "{\"tensorname\": \"" + t.substr(6) + "\", \"shape\": [2]}";
-      continue;
-    }
-    payload += std::string(payload.empty() ? "" : ", ") + "{\"tensorname\": \"" + t + "\", \"start_idx\": " +
-               std::to_string(offset) + ", \"length\": 40}";
-    offset += 40;
-  }
-  dir.WriteFile(relative, "{\"meta\": {\"mode\": \"" + mode + "\", \"mode_step\": " + std::to_string(mode_step) +
-                              ", \"event_file_name\": \"events/x.tfevents\"}, \"tensor_payload\": [" + payload +
-                              "], \"shape_payload\": [" + shapes + "]}");
-}
-
-void WriteCollections(const testing::TempDir& dir, const std::vector<std::string>& workers, int num_workers) {
-  for (const std::string& w : workers) {
-    dir.WriteFile("collections/000000000/" + w + "_collections.json",
-                  "{\"collections\": {\"losses\": {\"name\": \"losses\", \"include_regex\": [\"loss\"], "
-                  "\"tensor_names\": [\"fc1.b\"], \"reduction_config\": null, \"save_config\": {}}}, "
-                  "\"_meta\": {\"num_workers\": " +
-                      std::to_string(num_workers) + "}}");
-  }
-}
 
 TEST(InspectOutline, HandMadeTrialsGiveTheTrialDocuments) {
   {  // Several workers (names whose file order is not their name order), one behind, modes that

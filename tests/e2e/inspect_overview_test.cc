@@ -15,8 +15,9 @@
 #include "litmus/engine/trial_document.h"
 #include "litmus/engine/trial_selection.h"
 #include "litmus/engine/trial_summary.h"
-#include "litmus/writer/writer.h"
+#include "hand_made_trials.h"
 #include "inspect_variants.h"
+#include "scalar_trials.h"
 #include "support/peak_rss.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -87,60 +88,16 @@ void ExpectSameOverviews(const std::string& dir) {
 }
 
 TEST(InspectOverview, FixtureOverviewsAreTheTrialOverviews) {
-  for (const char* fixture : {"pt_ddp_two_workers", "pt_exploding", "pt_run_complete", "pt_run_partial",
-                              "synthetic_dtypes"}) {
-    ExpectSameOverviews(testing::FixturePath(fixture).string());
-  }
+  for (const std::string_view fixture : testing::kInspectFixtures) ExpectSameOverviews(testing::FixturePath(fixture).string());
 }
 
 // A damaged fixture (a bad record length at step 3): the same lines.
 TEST(InspectOverview, DamagedFixture) {
   testing::TempDir dir;
-  testing::CopyTree(testing::FixturePath("pt_exploding"), dir.path());
-  const auto event = dir.path() / "events/000000000003/000000000003_worker_0.tfevents";
-  FILE* f = std::fopen(event.c_str(), "r+b");
-  ASSERT_NE(f, nullptr);
-  std::fseek(f, 660, SEEK_SET);
-  std::fputc(0x7f, f);
-  std::fclose(f);
+  ASSERT_NO_FATAL_FAILURE(testing::CopyDamagedFixture(dir));
   ExpectSameOverviews(dir.str());
 }
 
-// An index file of `step` by `worker` whose records are in an event file that does not exist
-// (so every record it names is damaged once training has ended). A name "red:NAME" gets a stored
-// max reduction of NAME, "shape:NAME" only a shape entry.
-void WriteIndex(const testing::TempDir& dir, int64_t step, const std::string& worker, const std::string& mode,
-                int64_t mode_step, const std::vector<std::string>& tensors) {
-  char relative[96];
-  std::snprintf(relative, sizeof relative, "index/%09lld/%012lld_%s.json", static_cast<long long>(step / 1000),
-                static_cast<long long>(step), worker.c_str());
-  std::string payload, shapes;
-  int64_t offset = 0;
-  for (std::string t : tensors) {
-    if (t.starts_with("shape:")) {
-      shapes += std::string(shapes.empty() ? "" : ", ") + "{\"tensorname\": \"" + t.substr(6) + "\", \"shape\": [2]}";
-      continue;
-    }
-    if (t.starts_with("red:")) t = "smdebug/reductions/" + t.substr(4) + "/max";
-    payload += std::string(payload.empty() ? "" : ", ") + "{\"tensorname\": \"" + t + "\", \"start_idx\": " +
-               std::to_string(offset) + ", \"length\": 40}";
-    offset += 40;
-  }
-  dir.WriteFile(relative, "{\"meta\": {\"mode\": \"" + mode + "\", \"mode_step\": " + std::to_string(mode_step) +
-                              ", \"event_file_name\": \"events/missing-" + std::to_string(step) + "-" + worker +
-                              ".tfevents\"}, \"tensor_payload\": [" + payload + "], \"shape_payload\": [" + shapes +
-                              "]}");
-}
-
-void WriteCollections(const testing::TempDir& dir, const std::vector<std::string>& workers, int num_workers) {
-  for (const std::string& w : workers) {
-    dir.WriteFile("collections/000000000/" + w + "_collections.json",
-                  "{\"collections\": {\"losses\": {\"name\": \"losses\", \"include_regex\": [\"loss\"], "
-                  "\"tensor_names\": [\"fc1.b\"], \"reduction_config\": null, \"save_config\": {}}}, "
-                  "\"_meta\": {\"num_workers\": " +
-                      std::to_string(num_workers) + "}}");
-  }
-}
 
 // Damage everywhere, over several index folders: the first 20 damaged records in tensor order
 // are not the first 20 met step by step, so listing them as the folders come would differ.
@@ -203,37 +160,8 @@ TEST(InspectOverview, IndexFileOutsideItsFolderFallsBackToTheTrial) {
 // overview read a Trial, whose catalog holds every one of the 700k records more (~20 bytes
 // each). The bound lies well apart from both.
 TEST(InspectOverview, MemoryDoesNotGrowWithTheRecords) {
-  // One step of 100 scalars written by litmus::writer; every other step's index file is a copy
-  // of its index file (their records are the same records of step 0's event file): quick to make.
-  testing::TempDir seed;
-  {
-    writer::WriterOptions options;
-    options.save_config = writer::SaveConfig::Every(1);
-    auto w = writer::Writer::Open(seed.str(), options);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
-    ASSERT_TRUE((*w)->SetMode(Mode::kTrain).ok());
-    ASSERT_TRUE((*w)->BeginStep().ok());
-    for (int t = 0; t < 100; ++t) {
-      ASSERT_TRUE((*w)->SaveTensor("layer_" + std::to_string(t) + "/weight", std::vector<float>{1.0f * t}, {}).ok());
-    }
-    ASSERT_TRUE((*w)->EndStep().ok());
-    ASSERT_TRUE((*w)->Close().ok());
-  }
-  LITMUS_ASSERT_OK_AND_ASSIGN(const std::string index,
-                              Env::Default()->ReadFileToString(seed.str() + "/index/000000000/000000000000_worker_0.json"));
-  const size_t mode_step = index.find("\"mode_step\":");
-  ASSERT_NE(mode_step, std::string::npos) << index;
-  const size_t value = index.find_first_of("0123456789", mode_step);
   testing::TempDir small, large;
-  for (const auto& [dir, steps] : {std::pair(&small, 1000), std::pair(&large, 8000)}) {
-    testing::CopyTree(seed.path(), dir->path());
-    for (int64_t step = 1; step < steps; ++step) {
-      char relative[96];
-      std::snprintf(relative, sizeof relative, "index/%09lld/%012lld_worker_0.json",
-                    static_cast<long long>(step / 1000), static_cast<long long>(step));
-      dir->WriteFile(relative, index.substr(0, value) + std::to_string(step) + index.substr(value + 1));
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(testing::WriteScalarTrials({{&small, 1000}, {&large, 8000}}));
   const long small_kib = PeakRssKib({LitmusBinary(), "inspect", small.str()});
   const long large_kib = PeakRssKib({LitmusBinary(), "inspect", large.str()});
   ASSERT_GT(small_kib, 0);

@@ -20,7 +20,9 @@
 #include "litmus/engine/trial_selection.h"
 #include "litmus/engine/trial_values.h"
 #include "litmus/writer/writer.h"
+#include "hand_made_trials.h"
 #include "inspect_variants.h"
+#include "scalar_trials.h"
 #include "support/peak_rss.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -88,22 +90,13 @@ void ExpectSameOutputs(const std::string& dir) {
 }
 
 TEST(InspectValues, FixtureOutputsAreTheTrialOutputs) {
-  for (const char* fixture : {"pt_ddp_two_workers", "pt_exploding", "pt_run_complete", "pt_run_partial",
-                              "synthetic_dtypes"}) {
-    ExpectSameOutputs(testing::FixturePath(fixture).string());
-  }
+  for (const std::string_view fixture : testing::kInspectFixtures) ExpectSameOutputs(testing::FixturePath(fixture).string());
 }
 
 // A damaged fixture (a bad record length at step 3): the output stops at the same record.
 TEST(InspectValues, DamagedFixture) {
   testing::TempDir dir;
-  testing::CopyTree(testing::FixturePath("pt_exploding"), dir.path());
-  const auto event = dir.path() / "events/000000000003/000000000003_worker_0.tfevents";
-  FILE* f = std::fopen(event.c_str(), "r+b");
-  ASSERT_NE(f, nullptr);
-  std::fseek(f, 660, SEEK_SET);
-  std::fputc(0x7f, f);
-  std::fclose(f);
+  ASSERT_NO_FATAL_FAILURE(testing::CopyDamagedFixture(dir));
   ExpectSameOutputs(dir.str());
 }
 
@@ -178,40 +171,6 @@ TEST(InspectValues, DamageStopsWhereTheTrialOutputStops) {
   ExpectSameOutputs(dir.str());
 }
 
-// Index files the outline reads but whose event files do not exist (every record damaged once
-// training has ended); a name "shape:NAME" gets only a shape entry.
-void WriteIndex(const testing::TempDir& dir, int64_t step, const std::string& worker, const std::string& mode,
-                int64_t mode_step, const std::vector<std::string>& tensors, const std::string& folder = "") {
-  char relative[96];
-  std::snprintf(relative, sizeof relative, "index/%09lld/%012lld_%s.json", static_cast<long long>(step / 1000),
-                static_cast<long long>(step), worker.c_str());
-  std::string path = relative;
-  if (!folder.empty()) path = "index/" + folder + path.substr(15);
-  std::string payload, shapes;
-  int64_t offset = 0;
-  for (const std::string& t : tensors) {
-    if (t.starts_with("shape:")) {
-      shapes += std::string(shapes.empty() ? "" : ", ") + "{\"tensorname\": \"" + t.substr(6) + "\", \"shape\": [2]}";
-      continue;
-    }
-    payload += std::string(payload.empty() ? "" : ", ") + "{\"tensorname\": \"" + t + "\", \"start_idx\": " +
-               std::to_string(offset) + ", \"length\": 40}";
-    offset += 40;
-  }
-  dir.WriteFile(path, "{\"meta\": {\"mode\": \"" + mode + "\", \"mode_step\": " + std::to_string(mode_step) +
-                          ", \"event_file_name\": \"events/missing.tfevents\"}, \"tensor_payload\": [" + payload +
-                          "], \"shape_payload\": [" + shapes + "]}");
-}
-
-void WriteCollections(const testing::TempDir& dir, const std::vector<std::string>& workers, int num_workers) {
-  for (const std::string& w : workers) {
-    dir.WriteFile("collections/000000000/" + w + "_collections.json",
-                  "{\"collections\": {\"losses\": {\"name\": \"losses\", \"include_regex\": [\"loss\"], "
-                  "\"tensor_names\": [\"fc1.b\"], \"reduction_config\": null, \"save_config\": {}}}, "
-                  "\"_meta\": {\"num_workers\": " +
-                      std::to_string(num_workers) + "}}");
-  }
-}
 
 // Layouts where a record's value may resolve to another folder's step, or a folder does not hold
 // its steps' index files: the command reads a Trial, and its output is the Trial's.
@@ -242,7 +201,7 @@ TEST(InspectValues, LayoutsTheFoldersDoNotRepresent) {
     testing::TempDir dir;
     WriteCollections(dir, {"worker_0"}, 1);
     for (int64_t step : {0, 1, 2, 1005}) {
-      WriteIndex(dir, step, "worker_0", "TRAIN", step, {"a", "b"}, step == 1005 ? "000000000" : "");
+      WriteIndex(dir, step, "worker_0", "TRAIN", step, {"a", "b"}, "", step == 1005 ? "000000000" : "");
     }
     dir.WriteFile("training_job_end.ts", "0");
     ExpectSameOutputs(dir.str());
@@ -254,37 +213,8 @@ TEST(InspectValues, LayoutsTheFoldersDoNotRepresent) {
 // bound lies well apart from both: with a Trial of the whole trial (before) the difference was
 // +14.0 MB (--values) and +13.3 MB (--json), ~20 bytes for each of the 700k records more.
 TEST(InspectValues, MemoryDoesNotGrowWithTheRecords) {
-  // One step of 100 scalars written by litmus::writer; every other step's index file is a copy
-  // of its index file (their records are the same records of step 0's event file): quick to make.
-  testing::TempDir seed;
-  {
-    writer::WriterOptions options;
-    options.save_config = writer::SaveConfig::Every(1);
-    auto w = writer::Writer::Open(seed.str(), options);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
-    ASSERT_TRUE((*w)->SetMode(Mode::kTrain).ok());
-    ASSERT_TRUE((*w)->BeginStep().ok());
-    for (int t = 0; t < 100; ++t) {
-      ASSERT_TRUE((*w)->SaveTensor("layer_" + std::to_string(t) + "/weight", std::vector<float>{1.0f * t}, {}).ok());
-    }
-    ASSERT_TRUE((*w)->EndStep().ok());
-    ASSERT_TRUE((*w)->Close().ok());
-  }
-  LITMUS_ASSERT_OK_AND_ASSIGN(const std::string index,
-                              Env::Default()->ReadFileToString(seed.str() + "/index/000000000/000000000000_worker_0.json"));
-  const size_t mode_step = index.find("\"mode_step\":");
-  ASSERT_NE(mode_step, std::string::npos) << index;
-  const size_t value = index.find_first_of("0123456789", mode_step);
   testing::TempDir small, large;
-  for (const auto& [dir, steps] : {std::pair(&small, 1000), std::pair(&large, 8000)}) {
-    testing::CopyTree(seed.path(), dir->path());
-    for (int64_t step = 1; step < steps; ++step) {
-      char relative[96];
-      std::snprintf(relative, sizeof relative, "index/%09lld/%012lld_worker_0.json",
-                    static_cast<long long>(step / 1000), static_cast<long long>(step));
-      dir->WriteFile(relative, index.substr(0, value) + std::to_string(step) + index.substr(value + 1));
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(testing::WriteScalarTrials({{&small, 1000}, {&large, 8000}}));
   // (Eleven of the tensors, for time: the catalog of every record is read all the same.)
   for (const char* what : {"--values", "--json"}) {
     const long small_kib = PeakRssKib({LitmusBinary(), "inspect", small.str(), what, "--tensor", "^layer_1"});

@@ -38,13 +38,18 @@ void WriteSteps(writer::Writer& w, int from, int to) {
 
 void ExpectSameCurves(const TrialCurves& own, const TrialCurves& borrowed);
 
-TEST(TrialCurves, IncrementalStridedAndBounded) {
-  testing::TempDir trial;
+// A trial written while it is read: every step saved, no end marker, reopened to add steps.
+writer::WriterOptions GrowingTrialOptions() {
   writer::WriterOptions options;
   options.save_config = writer::SaveConfig::Every(1);
   options.end_marker = writer::EndMarkerPolicy::kNever;
   options.overwrite_existing = true;
-  auto w = writer::Writer::Open(trial.str(), options);
+  return options;
+}
+
+TEST(TrialCurves, IncrementalStridedAndBounded) {
+  testing::TempDir trial;
+  auto w = writer::Writer::Open(trial.str(), GrowingTrialOptions());
   ASSERT_TRUE(w.ok()) << w.status().ToString();
 
   TrialCurves curves(Env::Default(), trial.str());
@@ -91,11 +96,7 @@ TEST(TrialCurves, IncrementalStridedAndBounded) {
 // TrialCurves that opens the trial itself, and the borrowed Trial is refreshed only by its owner.
 TEST(TrialCurves, ThroughTheRunnersTrialTheSameCurvesAndNoRefresh) {
   testing::TempDir trial;
-  writer::WriterOptions options;
-  options.save_config = writer::SaveConfig::Every(1);
-  options.end_marker = writer::EndMarkerPolicy::kNever;
-  options.overwrite_existing = true;
-  auto w = writer::Writer::Open(trial.str(), options);
+  auto w = writer::Writer::Open(trial.str(), GrowingTrialOptions());
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   WriteSteps(**w, 0, 1500);
   StatusOr<std::unique_ptr<Trial>> runners = Trial::Open(Env::Default(), trial.str());
@@ -126,11 +127,7 @@ TEST(TrialCurves, ThroughTheRunnersTrialTheSameCurvesAndNoRefresh) {
 // TrialCurves that reads every value itself, without reading the values the runner read.
 TEST(TrialCurves, StatisticsCollectedFromTheRunnersReadsAreTheSameWithoutASecondRead) {
   testing::TempDir trial;
-  writer::WriterOptions options;
-  options.save_config = writer::SaveConfig::Every(1);
-  options.end_marker = writer::EndMarkerPolicy::kNever;
-  options.overwrite_existing = true;
-  auto w = writer::Writer::Open(trial.str(), options);
+  auto w = writer::Writer::Open(trial.str(), GrowingTrialOptions());
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   WriteSteps(**w, 0, 2500);
   ASSERT_TRUE((*w)->Close().ok());
