@@ -82,7 +82,8 @@ class SpillFile {
   // Copies [offset, offset + length) to `out`, skipping its first `skip` bytes.
   Status CopyTo(uint64_t offset, uint64_t length, std::ostream& out) {
     if (!reading_) {
-      file_.flush();
+      file_.flush();  // (the last appended bytes: a full TMPDIR shows here at the latest)
+      if (!file_.good()) return status();
       reading_ = true;
     }
     file_.seekg(static_cast<std::streamoff>(offset));
