@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "native_faults.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 
@@ -29,17 +30,6 @@ using testing::ChildProcess;
 using testing::LitmusBinary;
 using testing::ProcessResult;
 using testing::RunProcess;
-
-// Under AddressSanitizer (the CI's sanitizer build) the faults must happen as they do in a normal
-// build: a segfault or a stack overflow kills with SIGSEGV instead of ASan's report and abort, and
-// an allocation over the memory limit fails (std::bad_alloc) instead of aborting. The litmus
-// processes the tests start read ASAN_OPTIONS when they start; this process has read its own.
-const bool kNativeFaults = [] {
-  const char* options = std::getenv("ASAN_OPTIONS");
-  std::string value = options != nullptr && *options != '\0' ? std::string(options) + ":" : std::string();
-  value += "handle_segv=0:allocator_may_return_null=1";
-  return setenv("ASAN_OPTIONS", value.c_str(), 1) == 0;
-}();
 
 const std::vector<std::pair<std::string, std::string>> kFastEnd = {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}};
 

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "native_faults.h"
 #include "support/run_process.h"
 #include "support/series_json.h"
 #include "support/temp_dir.h"

@@ -1093,12 +1093,15 @@ bool CopyRecordContent(std::span<const std::byte> record, uint64_t offset, DType
   return true;
 }
 
-uint64_t LoadLe64(const std::byte* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | static_cast<uint8_t>(p[i]);
+// Little-endian loads of exactly 8 and 4 bytes (a footer is the record's last 4 bytes).
+template <typename T>
+T LoadLe(const std::byte* p) {
+  T v = 0;
+  for (int i = static_cast<int>(sizeof(T)) - 1; i >= 0; --i) v = static_cast<T>(v << 8 | static_cast<uint8_t>(p[i]));
   return v;
 }
-uint32_t LoadLe32(const std::byte* p) { return static_cast<uint32_t>(LoadLe64(p) & 0xFFFFFFFFu); }
+uint64_t LoadLe64(const std::byte* p) { return LoadLe<uint64_t>(p); }
+uint32_t LoadLe32(const std::byte* p) { return LoadLe<uint32_t>(p); }
 
 // CopyRecordContent for a record read in pieces (RandomAccessFile::ReadScattered) with its
 // content straight into `content`: `record` holds the record's other bytes, with content.size()
