@@ -1093,16 +1093,6 @@ bool CopyRecordContent(std::span<const std::byte> record, uint64_t offset, DType
   return true;
 }
 
-// Little-endian loads of exactly 8 and 4 bytes (a footer is the record's last 4 bytes).
-template <typename T>
-T LoadLe(const std::byte* p) {
-  T v = 0;
-  for (int i = static_cast<int>(sizeof(T)) - 1; i >= 0; --i) v = static_cast<T>(v << 8 | static_cast<uint8_t>(p[i]));
-  return v;
-}
-uint64_t LoadLe64(const std::byte* p) { return LoadLe<uint64_t>(p); }
-uint32_t LoadLe32(const std::byte* p) { return LoadLe<uint32_t>(p); }
-
 // CopyRecordContent for a record read in pieces (RandomAccessFile::ReadScattered) with its
 // content straight into `content`: `record` holds the record's other bytes, with content.size()
 // bytes at `content_at` not read. True if the record is framed right (the payload CRC taken over
@@ -1114,13 +1104,13 @@ bool CheckScatteredRecord(std::span<const std::byte> record, size_t content_at, 
   using tfrecord::kFooterSize;
   using tfrecord::kHeaderSize;
   if (record.size() < tfrecord::kFramingOverhead || content_at < kHeaderSize) return false;
-  const uint64_t length = LoadLe64(record.data());
+  const uint64_t length = tfrecord::DecodeLe64(record.data());
   if (length != record.size() - tfrecord::kFramingOverhead ||
-      crc32c::Unmask(LoadLe32(record.data() + 8)) != crc32c::Value(record.data(), 8) ||
+      crc32c::Unmask(tfrecord::DecodeLe32(record.data() + 8)) != crc32c::Value(record.data(), 8) ||
       content_at + content.size() > kHeaderSize + length) {
     return false;
   }
-  const uint32_t footer = LoadLe32(record.data() + kHeaderSize + length);
+  const uint32_t footer = tfrecord::DecodeLe32(record.data() + kHeaderSize + length);
   if (footer != crc32c::kPlaceholderMaskedCrc) {
     const size_t after = content_at + content.size();
     uint32_t crc = crc32c::Extend(0, record.data() + kHeaderSize, content_at - kHeaderSize);

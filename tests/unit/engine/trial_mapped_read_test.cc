@@ -12,6 +12,7 @@
 
 #include "litmus/engine/trial.h"
 #include "litmus/format/forwarding_env.h"
+#include "litmus/format/tfrecord.h"
 #include "synthetic_trial.h"
 #include "support/temp_dir.h"
 
@@ -83,6 +84,20 @@ std::vector<SyntheticTensor> Tensors(int64_t step) {
     out.push_back(std::move(tensor));
   }
   return out;
+}
+
+// Flips one bit halfway through the third record of worker_0's step-2 event file (the content
+// of tensor "ccc" of Tensors()): a damaged payload whose framing is intact.
+void FlipBitInThirdRecordOfStep2(SyntheticTrial& t) {
+  std::string bytes = testing::ReadWholeFile(t.dir().path() / layout::EventFilePath(2, "worker_0"));
+  const auto length_at = [&bytes](uint64_t at) {
+    return tfrecord::DecodeLe64(reinterpret_cast<const std::byte*>(bytes.data() + at));
+  };
+  uint64_t at = 0;
+  for (int r = 0; r < 2; ++r) at += length_at(at) + tfrecord::kFramingOverhead;
+  const uint64_t length = length_at(at);
+  bytes[static_cast<size_t>(at + length / 2)] ^= 0x04;
+  t.WriteRaw(layout::EventFilePath(2, "worker_0"), bytes);
 }
 
 void ExpectValue(const Trial& trial, const SyntheticTensor& expected, int64_t step) {
@@ -280,20 +295,7 @@ TEST(TrialMappedReadTest, CopyValuesChecksThePayloadCrc) {
   for (int64_t step = 0; step < 5; ++step) t.WriteStep(step, "worker_0", Mode::kTrain, step, Tensors(step));
   t.WriteEndMarker();
   // Step 2: one bit of the content of tensor "ccc" (the third record) flipped, halfway through it.
-  const std::filesystem::path step2 = t.dir().path() / layout::EventFilePath(2, "worker_0");
-  {
-    std::string bytes = ReadWholeFile(step2);
-    uint64_t at = 0;
-    for (int r = 0; r < 2; ++r) {
-      uint64_t length = 0;
-      std::memcpy(&length, bytes.data() + at, sizeof(length));
-      at += length + tfrecord::kFramingOverhead;
-    }
-    uint64_t length = 0;
-    std::memcpy(&length, bytes.data() + at, sizeof(length));
-    bytes[static_cast<size_t>(at + length / 2)] ^= 0x04;
-    t.WriteRaw(layout::EventFilePath(2, "worker_0"), bytes);
-  }
+  FlipBitInThirdRecordOfStep2(t);
   const std::vector<int64_t> steps = {0, 1, 2, 3, 4};
   constexpr size_t kEach = 7000 * sizeof(float);
   for (const bool map : {true, false}) {
@@ -508,20 +510,7 @@ TEST(TrialMappedReadTest, CopyValuesFileMajorCopiesWhatValueGives) {
   t.WriteStep(5, "worker_0", Mode::kTrain, 5, Tensors(5));  // step 5: cut short
   std::filesystem::resize_file(t.dir().path() / layout::EventFilePath(5, "worker_0"), 100);
   t.WriteEndMarker();
-  {  // Step 2: one bit of the content of "ccc" (the third record) flipped, halfway through it.
-    const std::filesystem::path step2 = t.dir().path() / layout::EventFilePath(2, "worker_0");
-    std::string bytes = ReadWholeFile(step2);
-    uint64_t at = 0;
-    for (int r = 0; r < 2; ++r) {
-      uint64_t length = 0;
-      std::memcpy(&length, bytes.data() + at, sizeof(length));
-      at += length + tfrecord::kFramingOverhead;
-    }
-    uint64_t length = 0;
-    std::memcpy(&length, bytes.data() + at, sizeof(length));
-    bytes[static_cast<size_t>(at + length / 2)] ^= 0x04;
-    t.WriteRaw(layout::EventFilePath(2, "worker_0"), bytes);
-  }
+  FlipBitInThirdRecordOfStep2(t);  // (the content of "ccc")
   const std::vector<int64_t> steps = {300, 3, 0, 2, 1, 4, 5, 3};
   constexpr size_t kEach = 7000 * sizeof(float);
   for (const bool map : {true, false}) {

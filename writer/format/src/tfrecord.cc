@@ -7,7 +7,6 @@
 #include "litmus/format/crc32c.h"
 
 namespace litmus::tfrecord {
-namespace {
 
 uint64_t DecodeLe64(const std::byte* p) {
   uint64_t v = 0;
@@ -19,6 +18,9 @@ uint32_t DecodeLe32(const std::byte* p) {
   for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<uint32_t>(p[i]);
   return v;
 }
+
+namespace {
+
 void EncodeLe64(uint64_t v, std::byte* out) {
   for (int i = 0; i < 8; ++i) out[i] = static_cast<std::byte>(v >> (8 * i));
 }

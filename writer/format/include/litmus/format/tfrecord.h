@@ -22,6 +22,11 @@ inline constexpr size_t kFramingOverhead = kHeaderSize + kFooterSize;
 
 enum class FooterKind { kPlaceholder, kPayloadCrc };
 
+// The little-endian fields of the framing: the length (8 bytes) and the masked CRCs (4 bytes),
+// read from exactly that many bytes at `p`.
+uint64_t DecodeLe64(const std::byte* p);
+uint32_t DecodeLe32(const std::byte* p);
+
 // Writes the 12-byte header for a payload of `payload_size` bytes into `out`.
 void EncodeHeader(uint64_t payload_size, std::byte out[kHeaderSize]);
 // Writes the 4-byte footer: the placeholder, or Mask(payload_crc) where payload_crc is
