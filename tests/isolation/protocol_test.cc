@@ -5,7 +5,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -78,6 +82,93 @@ TEST(Protocol, FramesCrossASocketWhole) {
   EXPECT_EQ(m.type, MessageType::kDestroy);
   EXPECT_TRUE(m.payload.empty());
   writer.join();
+}
+
+// The receiving end takes what the socket holds at once: frames that arrive together, frames
+// that arrive a byte at a time, and payloads at and around the size of its buffer (64 KiB) all
+// come out whole and in order.
+TEST(Protocol, FramesArrivingTogetherOrInPiecesComeOutWholeAndInOrder) {
+  Pair p;
+  // Sizes around the receive buffer's 64 KiB: below, at, just above, and well above.
+  const std::vector<size_t> sizes = {0, 1, 15, 16, 4096, 65535 - 16, 65536 - 16, 65535, 65536, 65537, 200000};
+  std::string stream;  // every frame back to back, written by one thread in odd-sized pieces
+  std::vector<std::string> payloads;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::string payload(sizes[i], '\0');
+    for (size_t j = 0; j < payload.size(); ++j) payload[j] = static_cast<char>('a' + (i * 7 + j) % 26);
+    const uint64_t header[2] = {static_cast<uint64_t>(MessageType::kQuery), payload.size()};
+    stream.append(reinterpret_cast<const char*>(header), sizeof(header));
+    stream += payload;
+    payloads.push_back(std::move(payload));
+  }
+  std::thread writer([&] {
+    // First a byte at a time (the reader sees partial headers and payloads), then the rest in
+    // pieces of 7,000 bytes (several frames per piece, frames split across pieces).
+    size_t at = 0;
+    for (; at < 100; ++at) {
+      ASSERT_EQ(write(p.a->fd(), stream.data() + at, 1), 1);
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    while (at < stream.size()) {
+      const size_t n = std::min<size_t>(7000, stream.size() - at);
+      size_t done = 0;
+      while (done < n) {
+        const ssize_t w = write(p.a->fd(), stream.data() + at + done, n - done);
+        ASSERT_GT(w, 0);
+        done += static_cast<size_t>(w);
+      }
+      at += n;
+    }
+    EXPECT_EQ(p.a->Send(MessageType::kDestroy, {}), Channel::Failure::kNone);
+  });
+  for (size_t i = 0; i < payloads.size(); ++i) {
+    Message m;
+    ASSERT_EQ(p.b->Receive(&m), Channel::Failure::kNone) << "frame " << i;
+    EXPECT_EQ(m.type, MessageType::kQuery) << "frame " << i;
+    EXPECT_EQ(m.payload, payloads[i]) << "frame " << i << " (" << sizes[i] << " bytes)";
+  }
+  Message last;
+  ASSERT_EQ(p.b->Receive(&last), Channel::Failure::kNone);
+  EXPECT_EQ(last.type, MessageType::kDestroy);
+  writer.join();
+  // The peer gone after its last frame: the next receive says so.
+  p.a.reset();
+  EXPECT_EQ(p.b->Receive(&last), Channel::Failure::kClosed);
+}
+
+// Post queues frames; the next Send writes them before its own, in order, and nothing queued is
+// on the socket before that (a worker's notes ride with its reply). Queued frames beyond the
+// bound go out without waiting for a Send.
+TEST(Protocol, PostedFramesGoOutWithTheNextSendInOrder) {
+  Pair p;
+  ASSERT_EQ(p.a->Post(MessageType::kReportDetail, "first"), Channel::Failure::kNone);
+  ASSERT_EQ(p.a->Post(MessageType::kReportSeries, std::string(100, 's')), Channel::Failure::kNone);
+  Message m;
+  const Channel::Limits soon{std::chrono::steady_clock::now() + std::chrono::milliseconds(50), nullptr};
+  EXPECT_EQ(p.b->Receive(&m, soon), Channel::Failure::kTimedOut) << "a posted frame was sent before any Send";
+  const std::string large(20000, 'L');  // above the one-buffer size: the queue goes out first
+  ASSERT_EQ(p.a->Send(MessageType::kReply, "reply"), Channel::Failure::kNone);
+  ASSERT_EQ(p.a->Post(MessageType::kReportViolations, "v"), Channel::Failure::kNone);
+  std::thread writer([&] { EXPECT_EQ(p.a->Send(MessageType::kQuery, large), Channel::Failure::kNone); });
+  const std::vector<std::pair<MessageType, std::string>> expected = {
+      {MessageType::kReportDetail, "first"}, {MessageType::kReportSeries, std::string(100, 's')},
+      {MessageType::kReply, "reply"}, {MessageType::kReportViolations, "v"}, {MessageType::kQuery, large}};
+  for (const auto& [type, payload] : expected) {
+    ASSERT_EQ(p.b->Receive(&m), Channel::Failure::kNone);
+    EXPECT_EQ(m.type, type);
+    EXPECT_EQ(m.payload, payload);
+  }
+  writer.join();
+  // Past the bound (1 MiB), queued frames are written without a Send.
+  const std::string chunk(300000, 'c');
+  std::thread poster([&] {
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(p.a->Post(MessageType::kReportSeries, chunk), Channel::Failure::kNone);
+  });
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_EQ(p.b->Receive(&m), Channel::Failure::kNone) << "frame " << i;
+    EXPECT_EQ(m.payload.size(), chunk.size());
+  }
+  poster.join();
 }
 
 TEST(Protocol, ClosedPeerTimeoutAbortAndGarbage) {

@@ -925,6 +925,10 @@ std::vector<std::string> Trial::TensorNames() const { return impl_->catalog.Tens
 std::vector<std::string> Trial::TensorNamesAtStep(int64_t global_step) const {
   return impl_->catalog.TensorNamesAtStep(global_step);
 }
+std::vector<std::string_view> Trial::TensorNameViewsAtStep(int64_t global_step,
+                                                           const std::vector<std::string_view>* among) const {
+  return impl_->catalog.TensorNameViewsAtStep(global_step, among);
+}
 std::vector<std::string> Trial::TensorNamesForMode(Mode mode) const {
   return impl_->catalog.TensorNamesForMode(mode);
 }

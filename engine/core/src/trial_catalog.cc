@@ -300,11 +300,24 @@ StepState TrialCatalog::StepAvailability(int64_t step, Mode mode) const {
 std::vector<std::string> TrialCatalog::TensorNames() const { return Keys(tensors_); }
 
 std::vector<std::string> TrialCatalog::TensorNamesAtStep(int64_t global_step) const {
+  const std::vector<std::string_view> views = TensorNameViewsAtStep(global_step);
+  return std::vector<std::string>(views.begin(), views.end());
+}
+
+std::vector<std::string_view> TrialCatalog::TensorNameViewsAtStep(int64_t global_step,
+                                                                  const std::vector<std::string_view>* among) const {
   // Found in each tensor's step map rather than kept per step (that list cost 16 bytes per
   // entry of the catalog, for a query that is rarely made): one lookup per tensor, in name order.
-  std::vector<std::string> names;
+  std::vector<std::string_view> names;
   const KnownStep known = global_to_mode_.find(global_step);
   if (known == global_to_mode_.end()) return names;
+  if (among != nullptr) {
+    for (const std::string_view name : *among) {
+      const TensorRecord* record = FindTensor(name);
+      if (record != nullptr && !EntriesAt(*record, known).empty()) names.push_back(record->name);
+    }
+    return names;
+  }
   for (const auto& [name, record] : tensors_) {
     if (!EntriesAt(record, known).empty()) names.push_back(name);
   }

@@ -160,6 +160,11 @@ class TrialCatalog {
 
   std::vector<std::string> TensorNames() const;
   std::vector<std::string> TensorNamesAtStep(int64_t global_step) const;
+  // The names saved at `global_step`, in name order, as views of the catalog's own copies (valid
+  // as long as the catalog); with `among` (views of the catalog's names, sorted), only those of
+  // them. Rules ask "which of these tensors were saved at this step" at every step: no copies.
+  std::vector<std::string_view> TensorNameViewsAtStep(int64_t global_step,
+                                                      const std::vector<std::string_view>* among = nullptr) const;
   std::vector<std::string> TensorNamesForMode(Mode mode) const;
   // The tensor named `name`; found by address first when `name` views the catalog's own copy.
   const TensorRecord* FindTensor(std::string_view name) const;

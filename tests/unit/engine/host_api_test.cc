@@ -6,9 +6,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -189,6 +191,33 @@ TEST_F(HostApiTest, TensorNamesByQuery) {
   at_eval_step.step = 5;
   EXPECT_THAT(names(at_eval_step), ElementsAre("CrossEntropyLoss_output_0", "Net_fc1.bias", "Net_fc1.weight",
                                                "Net_fc2.bias", "Net_fc2.weight"));
+  // A collection at a step: its members saved at that step (rules ask so at every step).
+  for (const int64_t step : {0, 5, 7, 1000}) {
+    litmus_tensor_query_t at_step = all;
+    at_step.step = step;
+    litmus_tensor_query_t gradients_at_step = gradients;
+    gradients_at_step.step = step;
+    std::vector<std::string> expected;
+    const std::vector<std::string> members = names(gradients);
+    const std::vector<std::string> saved = names(at_step);
+    std::set_intersection(members.begin(), members.end(), saved.begin(), saved.end(), std::back_inserter(expected));
+    EXPECT_EQ(names(gradients_at_step), expected) << "step " << step;
+    gradients_at_step.mode = LITMUS_MODE_GLOBAL;  // every mode: the same
+    EXPECT_EQ(names(gradients_at_step), expected) << "step " << step;
+    litmus_tensor_query_t unknown_at_step = at_step;
+    unknown_at_step.collection = S("no_such_collection");
+    EXPECT_TRUE(names(unknown_at_step).empty()) << "step " << step;
+  }
+  litmus_tensor_query_t gradients_at_0 = gradients;
+  gradients_at_0.step = 0;
+  EXPECT_EQ(names(gradients_at_0).size(), 4u);
+  litmus_tensor_query_t gradients_at_5 = gradients;
+  gradients_at_5.step = 5;  // an EVAL step: no gradients saved
+  EXPECT_TRUE(names(gradients_at_5).empty());
+  litmus_tensor_query_t nothing_at_1000 = all;
+  nothing_at_1000.step = 1000;  // not a step of the trial
+  EXPECT_TRUE(names(nothing_at_1000).empty());
+
   litmus_tensor_query_t eval = all;
   eval.mode = LITMUS_MODE_EVAL;
   EXPECT_EQ(names(eval), ddp_->TensorNamesForMode(Mode::kEval));

@@ -115,6 +115,19 @@ Channel::Failure Channel::ReadAll(char* data, size_t size, const Limits& limits)
 
 Channel::Failure Channel::Send(MessageType type, std::string_view payload, const Limits& limits) {
   const FrameHeader header{static_cast<uint32_t>(type), 0, payload.size()};
+  // Queued frames go out with this one, in one buffer, unless its payload is large.
+  if (!out_.empty()) {
+    if (payload.size() <= kSmallFrame) {
+      out_.append(reinterpret_cast<const char*>(&header), sizeof(header));
+      out_.append(payload);
+      const Failure f = WriteAll(out_.data(), out_.size(), limits);
+      out_.clear();
+      return f;
+    }
+    const Failure f = WriteAll(out_.data(), out_.size(), limits);
+    out_.clear();
+    if (f != Failure::kNone) return f;
+  }
   // One buffer for small messages (one system call); large payloads go out separately.
   if (payload.size() <= kSmallFrame) {
     char frame[sizeof(FrameHeader) + kSmallFrame];
@@ -128,22 +141,73 @@ Channel::Failure Channel::Send(MessageType type, std::string_view payload, const
   return WriteAll(payload.data(), payload.size(), limits);
 }
 
+Channel::Failure Channel::Post(MessageType type, std::string_view payload, const Limits& limits) {
+  const FrameHeader header{static_cast<uint32_t>(type), 0, payload.size()};
+  out_.append(reinterpret_cast<const char*>(&header), sizeof(header));
+  out_.append(payload);
+  if (out_.size() < kMaxQueued) return Failure::kNone;
+  const Failure f = WriteAll(out_.data(), out_.size(), limits);
+  out_.clear();
+  return f;
+}
+
+Channel::Failure Channel::Fill(size_t size, const Limits& limits) {
+  if (in_.size() < kInBuffer) in_.resize(kInBuffer);
+  if (in_begin_ == in_end_) in_begin_ = in_end_ = 0;
+  if (in_.size() - in_begin_ < size) {  // (not enough room after the unread bytes: move them first)
+    std::memmove(in_.data(), in_.data() + in_begin_, in_end_ - in_begin_);
+    in_end_ -= in_begin_;
+    in_begin_ = 0;
+  }
+  while (in_end_ - in_begin_ < size) {
+    const ssize_t n = recv(fd_, in_.data() + in_end_, in_.size() - in_end_, MSG_DONTWAIT);
+    if (n > 0) {
+      in_end_ += static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) {
+      error_ = "connection closed";
+      return Failure::kClosed;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if (const Failure f = Wait(POLLIN, limits); f != Failure::kNone) return f;
+      continue;
+    }
+    error_ = std::strerror(errno);
+    return Failure::kClosed;
+  }
+  return Failure::kNone;
+}
+
 Channel::Failure Channel::Receive(Message* out, const Limits& limits) {
   FrameHeader header{};
-  if (const Failure f = ReadAll(reinterpret_cast<char*>(&header), sizeof(header), limits); f != Failure::kNone) {
-    return f;
-  }
+  if (const Failure f = Fill(sizeof(header), limits); f != Failure::kNone) return f;
+  std::memcpy(&header, in_.data() + in_begin_, sizeof(header));
+  in_begin_ += sizeof(header);
   if (header.reserved != 0 || header.length > kMaxPayload) {
     error_ = "malformed frame header (type " + std::to_string(header.type) + ", length " +
              std::to_string(header.length) + ")";
     return Failure::kProtocol;
   }
   out->type = static_cast<MessageType>(header.type);
+  out->payload.clear();
+  // A payload that fits the buffer comes through it; a larger one (a tensor value) takes what the
+  // buffer holds and reads the rest in place.
+  if (header.length <= kInBuffer) {
+    const size_t length = static_cast<size_t>(header.length);
+    if (const Failure f = Fill(length, limits); f != Failure::kNone) return f;
+    out->payload.assign(in_.data() + in_begin_, length);
+    in_begin_ += length;
+    return Failure::kNone;
+  }
+  const size_t buffered = in_end_ - in_begin_;  // < header.length
+  out->payload.assign(in_.data() + in_begin_, buffered);
+  in_begin_ = in_end_ = 0;
   // Grown as the bytes arrive: a peer that announces a length it does not send (a plugin that
   // scribbles on its worker's socket) cannot make this side allocate it.
   constexpr uint64_t kChunk = uint64_t{64} << 20;
-  out->payload.clear();
-  for (uint64_t remaining = header.length; remaining > 0;) {
+  for (uint64_t remaining = header.length - buffered; remaining > 0;) {
     const size_t chunk = static_cast<size_t>(std::min(remaining, kChunk));
     const size_t filled = out->payload.size();
     out->payload.resize(filled + chunk);

@@ -7,7 +7,8 @@
 // bytes}. The runner sends requests (kInit, kRequiredTensors, kInvoke, kPoll, kDestroy); while it
 // serves one, the worker may send one-way notes (kLog, kReport*) and
 // queries (kQuery, answered by one kQueryReply each), then ends it with exactly one kReply
-// (kInitReply for kInit). kDestroy has no reply: the worker destroys the instance and exits 0.
+// (kInitReply for kInit). The worker queues its kReport* notes and sends them with its next query
+// or reply (one system call); both ends read whatever the socket holds at once (Channel). kDestroy has no reply: the worker destroys the instance and exits 0.
 // A kInvoke may ask for set_required_tensors of a later step too ("ahead"): the worker replies to
 // the invoke first, then runs it and sends kAheadReply, which the runner reads (serving the
 // queries that come before it) before its next request.
@@ -195,7 +196,13 @@ class Channel {
     std::function<bool()> abort;
   };
 
+  // Sends one frame, after the frames Post queued (all in one system call when they are small).
   Failure Send(MessageType type, std::string_view payload, const Limits& limits = {});
+  // Queues a frame to go out with the next Send (a worker's one-way notes ride with its reply:
+  // one system call, not one per note). Queued frames are sent at once when they pass
+  // kMaxQueued bytes. Frames queued when the process dies are lost: a worker queues only notes
+  // of the call in progress, which its crash discards anyway.
+  Failure Post(MessageType type, std::string_view payload, const Limits& limits = {});
   Failure Receive(Message* out, const Limits& limits = {});
   // The system error text of the last kClosed/kProtocol failure (for messages).
   const std::string& error() const { return error_; }
@@ -209,9 +216,23 @@ class Channel {
   Failure Wait(short events, const Limits& limits);
   Failure WriteAll(const char* data, size_t size, const Limits& limits);
   Failure ReadAll(char* data, size_t size, const Limits& limits);
+  // Receives into in_ until it holds at least `size` unread bytes (size <= kInBuffer), taking
+  // whatever else the socket has ready too.
+  Failure Fill(size_t size, const Limits& limits);
 
   int fd_;
   std::string error_;
+  // Frames Post queued, header and payload each, in order.
+  static constexpr size_t kMaxQueued = 1 << 20;
+  std::string out_;
+  // Bytes received but not yet handed out: in_[in_begin_, in_end_). A receive takes what the
+  // socket holds, up to kInBuffer: a frame's header and payload, and often the frames after it,
+  // come in one system call instead of two per frame (a call costs microseconds in a VM, and a
+  // rule step exchanges several frames).
+  static constexpr size_t kInBuffer = 64 * 1024;
+  std::vector<char> in_;
+  size_t in_begin_ = 0;
+  size_t in_end_ = 0;
 };
 
 }  // namespace litmus::isolation

@@ -652,7 +652,10 @@ const QueryAnswer& WorkerConnection::Query(HostFunction function, const std::str
 
 void WorkerConnection::Note(MessageType type, const std::string& payload) {
   FlushSeries();
-  if (channel_->Send(type, payload) != Channel::Failure::kNone) _exit(kExitLostRunner);
+  // Reports ride with the call's reply (or its next query); a log line goes out at once, so that
+  // what a plugin logged before it crashed reaches the runner.
+  const Channel::Failure f = type == MessageType::kLog ? channel_->Send(type, payload) : channel_->Post(type, payload);
+  if (f != Channel::Failure::kNone) _exit(kExitLostRunner);
 }
 
 uint32_t WorkerConnection::SeriesId(litmus_str_t series, litmus_str_t tensor) {
@@ -703,7 +706,7 @@ void WorkerConnection::FlushSeries() {
   note.Put<uint64_t>(series_count_).PutRaw(series_.bytes());
   series_.Clear();
   series_count_ = 0;
-  if (channel_->Send(MessageType::kReportSeries, note.bytes()) != Channel::Failure::kNone) _exit(kExitLostRunner);
+  if (channel_->Post(MessageType::kReportSeries, note.bytes()) != Channel::Failure::kNone) _exit(kExitLostRunner);
 }
 
 const litmus_host_api_t* WorkerHostApi(WorkerConnection* connection) {

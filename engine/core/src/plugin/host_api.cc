@@ -369,11 +369,17 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       if (!mode) return LITMUS_INVALID_ARGUMENT;
     }
 
-    // The common query, a collection alone, hands out the trial's own names without copies.
-    if (!collection->empty() && regex->empty() && q.step < 0 && (!mode || *mode == Mode::kGlobal)) {
-      StatusOr<std::vector<std::string_view>> members = t->TensorNameViewsInCollection(*collection);
-      if (members.ok()) {
-        Borrow(ctx, *members, names, count);
+    // The common queries, a collection, a step, or a collection at a step (rules ask at every
+    // step), hand out the trial's own names without copies.
+    if (regex->empty() && (!mode || *mode == Mode::kGlobal)) {
+      if (!collection->empty()) {
+        StatusOr<std::vector<std::string_view>> members = t->TensorNameViewsInCollection(*collection);
+        if (members.ok()) {
+          Borrow(ctx, q.step < 0 ? *members : t->TensorNameViewsAtStep(q.step, &*members), names, count);
+          return LITMUS_OK;
+        }
+      } else if (q.step >= 0) {
+        Borrow(ctx, t->TensorNameViewsAtStep(q.step), names, count);
         return LITMUS_OK;
       }
     }

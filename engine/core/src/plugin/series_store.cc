@@ -108,6 +108,10 @@ void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t st
       Series s;
       s.name = Truncated(name);
       s.tensor = Truncated(tensor);
+      // Room for every bucket it will hold at once: growing by doubling copied the buckets and
+      // faulted in fresh pages at every growth, for every series of every rule (the memory is
+      // only touched as buckets are added; a long job fills it anyway).
+      s.buckets.reserve(kMaxBuckets + 1);
       series_.push_back(std::move(s));
     }
     at = it->second;

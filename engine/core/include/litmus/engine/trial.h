@@ -157,6 +157,10 @@ class Trial {
   // Names saved at a global step / in a mode; InvalidArgument-free filters.
   std::vector<std::string> TensorNamesAtStep(int64_t global_step) const;
   std::vector<std::string> TensorNamesForMode(Mode mode) const;
+  // TensorNamesAtStep as views of the trial's own names (valid as long as the Trial); with
+  // `among` (views of the trial's names from the *View* functions here, sorted), only those.
+  std::vector<std::string_view> TensorNameViewsAtStep(int64_t global_step,
+                                                      const std::vector<std::string_view>* among = nullptr) const;
   // Members of a collection: listed names ∪ names an include_regex *searches*, ∩ saved tensors.
   // NotFound for an unknown collection.
   StatusOr<std::vector<std::string>> TensorNamesInCollection(const std::string& collection) const;
