@@ -159,6 +159,19 @@ TEST(Protocol, PostedFramesGoOutWithTheNextSendInOrder) {
     EXPECT_EQ(m.payload, payload);
   }
   writer.join();
+  // SendAhead sends its frame now; what was queued stays queued for the next Send.
+  ASSERT_EQ(p.a->Post(MessageType::kReportDetail, "queued"), Channel::Failure::kNone);
+  ASSERT_EQ(p.a->SendAhead(MessageType::kLog, "log line"), Channel::Failure::kNone);
+  ASSERT_EQ(p.b->Receive(&m), Channel::Failure::kNone);
+  EXPECT_EQ(m.type, MessageType::kLog);
+  EXPECT_EQ(m.payload, "log line");
+  const Channel::Limits briefly{std::chrono::steady_clock::now() + std::chrono::milliseconds(50), nullptr};
+  EXPECT_EQ(p.b->Receive(&m, briefly), Channel::Failure::kTimedOut) << "SendAhead sent the queue too";
+  ASSERT_EQ(p.a->Send(MessageType::kReply, "r"), Channel::Failure::kNone);
+  ASSERT_EQ(p.b->Receive(&m), Channel::Failure::kNone);
+  EXPECT_EQ(m.payload, "queued");
+  ASSERT_EQ(p.b->Receive(&m), Channel::Failure::kNone);
+  EXPECT_EQ(m.payload, "r");
   // Past the bound (1 MiB), queued frames are written without a Send.
   const std::string chunk(300000, 'c');
   std::thread poster([&] {

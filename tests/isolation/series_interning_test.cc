@@ -111,6 +111,12 @@ TEST(SeriesInterning, CrashWithAnUnsentBatchKeepsEarlierFindings) {
   bool fired = false;
   for (const Json& event : job.events) fired = fired || (event["event"] == "RuleEvaluationConditionMet" && event["step"] == 0);
   EXPECT_TRUE(fired) << "no RuleEvaluationConditionMet event at step 0";
+  // The reports of the calls before the crash are kept, none of the crashed call's (its notes
+  // ride with its reply, which never came); its log line, sent at once, is in litmus's log.
+  const Json report = ReadJson(work.path() / "process" / "rule-reports" / "SeriesThenSegfault.json");
+  EXPECT_EQ(report["Violations"], 2) << report.dump();
+  EXPECT_EQ(report["Details"], Json::parse(R"({"step 0": 0, "step 1": 1})")) << report.dump();
+  EXPECT_NE(job.err.find("about to crash at step 2"), std::string::npos) << job.err;
   // Every point of the calls before the crash is kept, none of the crashed call's.
   ASSERT_TRUE(job.series.is_object()) << job.err;
   ASSERT_EQ(job.series["series"].size(), 100u);

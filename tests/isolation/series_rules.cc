@@ -67,7 +67,10 @@ class SeriesThenSegfault : public litmus::Rule {
   explicit SeriesThenSegfault(const litmus::RuleArgs& args) : Rule(args), at_step_(param_int("at_step")) {}
   bool invoke_at_step(int64_t step) override {
     for (int64_t i = 0; i < 100; ++i) report_series("s", std::to_string(i), step, static_cast<double>(step));
+    report_detail("step " + std::to_string(step), step);
+    report_violations(1);
     if (step >= at_step_) {
+      log_error("about to crash at step ", step);
       volatile int* volatile target = nullptr;
       *target = 42;
     }

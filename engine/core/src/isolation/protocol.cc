@@ -141,6 +141,14 @@ Channel::Failure Channel::Send(MessageType type, std::string_view payload, const
   return WriteAll(payload.data(), payload.size(), limits);
 }
 
+Channel::Failure Channel::SendAhead(MessageType type, std::string_view payload, const Limits& limits) {
+  std::string queued;
+  queued.swap(out_);
+  const Failure f = Send(type, payload, limits);
+  out_.swap(queued);
+  return f;
+}
+
 Channel::Failure Channel::Post(MessageType type, std::string_view payload, const Limits& limits) {
   const FrameHeader header{static_cast<uint32_t>(type), 0, payload.size()};
   out_.append(reinterpret_cast<const char*>(&header), sizeof(header));

@@ -203,6 +203,9 @@ class Channel {
   // kMaxQueued bytes. Frames queued when the process dies are lost: a worker queues only notes
   // of the call in progress, which its crash discards anyway.
   Failure Post(MessageType type, std::string_view payload, const Limits& limits = {});
+  // Sends one frame now, ahead of the frames Post queued (they stay queued for the next Send):
+  // for a frame that must not wait and that the peer handles on its own (a log line).
+  Failure SendAhead(MessageType type, std::string_view payload, const Limits& limits = {});
   Failure Receive(Message* out, const Limits& limits = {});
   // The system error text of the last kClosed/kProtocol failure (for messages).
   const std::string& error() const { return error_; }

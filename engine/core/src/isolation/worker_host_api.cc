@@ -651,11 +651,15 @@ const QueryAnswer& WorkerConnection::Query(HostFunction function, const std::str
 }
 
 void WorkerConnection::Note(MessageType type, const std::string& payload) {
+  // Reports ride with the call's reply (or its next query), after the series points published
+  // before them; a log line goes out at once, ahead of them, so that what a plugin logged before
+  // it crashed reaches the runner while the crashed call's reports never do.
+  if (type == MessageType::kLog) {
+    if (channel_->SendAhead(type, payload) != Channel::Failure::kNone) _exit(kExitLostRunner);
+    return;
+  }
   FlushSeries();
-  // Reports ride with the call's reply (or its next query); a log line goes out at once, so that
-  // what a plugin logged before it crashed reaches the runner.
-  const Channel::Failure f = type == MessageType::kLog ? channel_->Send(type, payload) : channel_->Post(type, payload);
-  if (f != Channel::Failure::kNone) _exit(kExitLostRunner);
+  if (channel_->Post(type, payload) != Channel::Failure::kNone) _exit(kExitLostRunner);
 }
 
 uint32_t WorkerConnection::SeriesId(litmus_str_t series, litmus_str_t tensor) {

@@ -79,10 +79,10 @@ class WorkerConnection {
   // else is left to do: the runner has ended the rule). `cacheable` answers are kept until the
   // generation changes.
   const QueryAnswer& Query(HostFunction function, const std::string& args, bool cacheable);
-  // A one-way note (kLog, kReport*); exits like Query when the runner is gone. The batched
-  // series points go first. A kLog line is sent at once; kReport* notes are queued
-  // (Channel::Post) and go out with the call's next query or its reply, in one system call: a
-  // call that crashes loses its own reports, as it loses its series points, never earlier ones.
+  // A one-way note (kLog, kReport*); exits like Query when the runner is gone. kReport* notes
+  // are queued after the batched series points (Channel::Post) and go out with the call's next
+  // query or its reply, in one system call: a call that crashes loses its own reports, as it
+  // loses its series points, never earlier ones. A kLog line is sent at once, ahead of them.
   void Note(MessageType type, const std::string& payload);
   // report_series (ABI 1.3): batched, a rule may publish hundreds of values per step; queued as
   // one kReportSeries note before the next message of any kind (FlushSeries before a reply).
