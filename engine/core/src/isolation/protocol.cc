@@ -90,13 +90,12 @@ Channel::Failure Channel::WriteAll(const char* data, size_t size, const Limits& 
   return Failure::kNone;
 }
 
-Channel::Failure Channel::ReadAll(char* data, size_t size, const Limits& limits) {
-  while (size > 0) {
+Channel::Failure Channel::RecvSome(char* data, size_t size, size_t* received, const Limits& limits) {
+  while (true) {
     const ssize_t n = recv(fd_, data, size, MSG_DONTWAIT);
     if (n > 0) {
-      data += n;
-      size -= static_cast<size_t>(n);
-      continue;
+      *received = static_cast<size_t>(n);
+      return Failure::kNone;
     }
     if (n == 0) {
       error_ = "connection closed";
@@ -109,6 +108,15 @@ Channel::Failure Channel::ReadAll(char* data, size_t size, const Limits& limits)
     }
     error_ = std::strerror(errno);
     return Failure::kClosed;
+  }
+}
+
+Channel::Failure Channel::ReadAll(char* data, size_t size, const Limits& limits) {
+  while (size > 0) {
+    size_t n = 0;
+    if (const Failure f = RecvSome(data, size, &n, limits); f != Failure::kNone) return f;
+    data += n;
+    size -= n;
   }
   return Failure::kNone;
 }
@@ -168,22 +176,11 @@ Channel::Failure Channel::Fill(size_t size, const Limits& limits) {
     in_begin_ = 0;
   }
   while (in_end_ - in_begin_ < size) {
-    const ssize_t n = recv(fd_, in_.data() + in_end_, in_.size() - in_end_, MSG_DONTWAIT);
-    if (n > 0) {
-      in_end_ += static_cast<size_t>(n);
-      continue;
+    size_t n = 0;
+    if (const Failure f = RecvSome(in_.data() + in_end_, in_.size() - in_end_, &n, limits); f != Failure::kNone) {
+      return f;
     }
-    if (n == 0) {
-      error_ = "connection closed";
-      return Failure::kClosed;
-    }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      if (const Failure f = Wait(POLLIN, limits); f != Failure::kNone) return f;
-      continue;
-    }
-    error_ = std::strerror(errno);
-    return Failure::kClosed;
+    in_end_ += n;
   }
   return Failure::kNone;
 }

@@ -7,8 +7,9 @@
 // bytes}. The runner sends requests (kInit, kRequiredTensors, kInvoke, kPoll, kDestroy); while it
 // serves one, the worker may send one-way notes (kLog, kReport*) and
 // queries (kQuery, answered by one kQueryReply each), then ends it with exactly one kReply
-// (kInitReply for kInit). The worker queues its kReport* notes and sends them with its next query
-// or reply (one system call); both ends read whatever the socket holds at once (Channel). kDestroy has no reply: the worker destroys the instance and exits 0.
+// (kInitReply for kInit). kDestroy has no reply: the worker destroys the instance and exits 0.
+// The worker queues its kReport* notes and sends them with its next query or reply (one system
+// call); both ends read whatever the socket holds at once (Channel).
 // A kInvoke may ask for set_required_tensors of a later step too ("ahead"): the worker replies to
 // the invoke first, then runs it and sends kAheadReply, which the runner reads (serving the
 // queries that come before it) before its next request.
@@ -219,6 +220,9 @@ class Channel {
   Failure Wait(short events, const Limits& limits);
   Failure WriteAll(const char* data, size_t size, const Limits& limits);
   Failure ReadAll(char* data, size_t size, const Limits& limits);
+  // One recv of at most `size` bytes that receives at least one (waiting for it); *received says
+  // how many.
+  Failure RecvSome(char* data, size_t size, size_t* received, const Limits& limits);
   // Receives into in_ until it holds at least `size` unread bytes (size <= kInBuffer), taking
   // whatever else the socket has ready too.
   Failure Fill(size_t size, const Limits& limits);
