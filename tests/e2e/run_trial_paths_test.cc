@@ -52,13 +52,14 @@ TEST(RunTrialPaths, MissingFolderIsWaitedFor) {
   EXPECT_EQ(ReadJson(out.path() / "status.json")["step"], 4);
 }
 
-// Runs a job on `trial` for a moment, stops it, and returns its stderr.
-std::string StderrWhileWaiting(const std::filesystem::path& trial) {
+// Runs a job on `trial` until its stderr holds `notice` (at most a minute: a slow or loaded
+// machine takes its time to start), stops it, and returns its stderr.
+std::string StderrWhileWaiting(const std::filesystem::path& trial, const std::string& notice) {
   testing::TempDir out;
   ChildProcess child(RunArgsInto(out.path(), {"--trial", trial.string(), "--plugin", LITMUS_TEST_RULES_PLUGIN, "--rule",
                                               "NeverFires"}),
                      FastNotices());
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  child.WaitForErr(notice);
   child.Signal(SIGTERM);
   const ProcessResult result = child.Wait(std::chrono::seconds(60));
   EXPECT_EQ(result.exit_code, 143) << result.err;
@@ -69,14 +70,13 @@ std::string StderrWhileWaiting(const std::filesystem::path& trial) {
 // An existing folder without collections files says at once what it waits for.
 TEST(RunTrialPaths, EmptyFolderSaysAtOnceThatItWaits) {
   testing::TempDir empty;
-  EXPECT_NE(StderrWhileWaiting(empty.path()).find("litmus: warning: trial folder " + empty.str() +
-                                                  " is empty: waiting for training to save its first step"),
-            std::string::npos);
+  const std::string empty_notice =
+      "litmus: warning: trial folder " + empty.str() + " is empty: waiting for training to save its first step";
+  EXPECT_NE(StderrWhileWaiting(empty.path(), empty_notice).find(empty_notice), std::string::npos);
   testing::TempDir started;
   std::filesystem::create_directories(started.path() / "events");
-  EXPECT_NE(StderrWhileWaiting(started.path()).find("litmus: warning: trial " + started.str() +
-                                                    " has no collections file yet"),
-            std::string::npos);
+  const std::string started_notice = "litmus: warning: trial " + started.str() + " has no collections file yet";
+  EXPECT_NE(StderrWhileWaiting(started.path(), started_notice).find(started_notice), std::string::npos);
 }
 
 // The parent of several trials: an immediate client error naming them (a few) and suggesting one.

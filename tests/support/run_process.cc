@@ -59,32 +59,42 @@ void ChildProcess::Signal(int signal) {
   if (pid_ > 0 && !waited_) kill(pid_, signal);
 }
 
-ProcessResult ChildProcess::Wait(std::chrono::milliseconds timeout) {
-  ProcessResult result;
-  if (pid_ <= 0) return result;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
-  int open_fds = 2;
+template <typename Done>
+bool ChildProcess::Collect(std::chrono::steady_clock::time_point deadline, Done&& done) {
   char buffer[65536];
-  while (open_fds > 0) {
+  while ((out_open_ || err_open_) && !done()) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      kill(pid_, SIGKILL);
-      result.timed_out = true;
-      break;
-    }
+    if (left.count() <= 0) return false;
+    pollfd fds[2] = {{out_open_ ? out_fd_ : -1, POLLIN, 0}, {err_open_ ? err_fd_ : -1, POLLIN, 0}};
     if (poll(fds, 2, static_cast<int>(left.count())) < 0) continue;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
       if (n <= 0) {
-        fds[i].fd = -1;
-        --open_fds;
+        (i == 0 ? out_open_ : err_open_) = false;
       } else {
-        (i == 0 ? result.out : result.err).append(buffer, static_cast<size_t>(n));
+        (i == 0 ? out_ : err_).append(buffer, static_cast<size_t>(n));
       }
     }
   }
+  return true;
+}
+
+bool ChildProcess::WaitForErr(std::string_view text, std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return false;
+  const auto found = [&] { return err_.find(text) != std::string::npos; };
+  return Collect(std::chrono::steady_clock::now() + timeout, found) && found();
+}
+
+ProcessResult ChildProcess::Wait(std::chrono::milliseconds timeout) {
+  ProcessResult result;
+  if (pid_ <= 0) return result;
+  if (!Collect(std::chrono::steady_clock::now() + timeout, [] { return false; })) {
+    kill(pid_, SIGKILL);
+    result.timed_out = true;
+  }
+  result.out = std::move(out_);
+  result.err = std::move(err_);
   int status = 0;
   waitpid(pid_, &status, 0);
   waited_ = true;
