@@ -8,17 +8,6 @@
 
 namespace litmus::tfrecord {
 
-uint64_t DecodeLe64(const std::byte* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<uint64_t>(p[i]);
-  return v;
-}
-uint32_t DecodeLe32(const std::byte* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<uint32_t>(p[i]);
-  return v;
-}
-
 namespace {
 
 void EncodeLe64(uint64_t v, std::byte* out) {

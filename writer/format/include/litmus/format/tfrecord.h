@@ -23,9 +23,18 @@ inline constexpr size_t kFramingOverhead = kHeaderSize + kFooterSize;
 enum class FooterKind { kPlaceholder, kPayloadCrc };
 
 // The little-endian fields of the framing: the length (8 bytes) and the masked CRCs (4 bytes),
-// read from exactly that many bytes at `p`.
-uint64_t DecodeLe64(const std::byte* p);
-uint32_t DecodeLe32(const std::byte* p);
+// read from exactly that many bytes at `p`. Inline: every record read decodes them (out of line,
+// a call per field showed in profiles of the reader; inlined, each is one load).
+inline uint64_t DecodeLe64(const std::byte* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<uint64_t>(p[i]);
+  return v;
+}
+inline uint32_t DecodeLe32(const std::byte* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<uint32_t>(p[i]);
+  return v;
+}
 
 // Writes the 12-byte header for a payload of `payload_size` bytes into `out`.
 void EncodeHeader(uint64_t payload_size, std::byte out[kHeaderSize]);
