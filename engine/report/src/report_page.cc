@@ -37,6 +37,12 @@ struct ChartSpec {
   std::string thresholds = "[]";  // [{"fires_when", "value"}, ...]
   std::string kind, rule, series;  // JSON strings, or "" when absent
 
+  // At least the size AppendTo appends (the JSON texts plus the keys and the escaped id).
+  size_t SizeHint() const {
+    return 128 + 6 * id.size() + columns.size() + rows.size() + shade.size() + firings.size() + thresholds.size() +
+           kind.size() + rule.size() + series.size();
+  }
+
   void AppendTo(std::string& out) const {
     out += "{\"columns\":";
     out += columns;
@@ -89,7 +95,7 @@ ChartSpec MakeChartSpec(const std::string& id, const std::vector<Line>& lines) {
   }
   std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.step < b.step; });
   std::string& rows = spec.rows;
-  rows.reserve(16 + cells.size() * 48);
+  rows.reserve(16 + cells.size() * 72);  // a step, and per line about [min,value,max] of shortest doubles
   rows += '[';
   std::vector<int64_t> at(lines.size(), -1);  // per line: the point of the current step, or -1
   for (size_t begin = 0; begin < cells.size();) {
@@ -323,20 +329,41 @@ class PageBuilder {
     for (size_t i = 0; i < job_.rules.size(); ++i) RuleSection(i, job_.rules[i]);
     LossSection();
     TensorSection();
-    body_ += "<script>window.LITMUS_SPECS = [";
-    body_ += specs_;
-    body_ += "];</script>\n";
-    body_ += std::string("<script>") + kPageScript + "</script>\n";
-    std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    std::string head = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     if (options_.refresh_seconds > 0 && !job_.exit_code) {
-      page += "<meta http-equiv=\"refresh\" content=\"" + std::to_string(options_.refresh_seconds) + "\">\n";
+      head += "<meta http-equiv=\"refresh\" content=\"" + std::to_string(options_.refresh_seconds) + "\">\n";
     }
-    page += "<meta name=\"generator\" content=\"litmus " + EscapeHtml(options_.version) + "\">\n";
-    page += "<title>litmus report: " + EscapeHtml(Title()) + "</title>\n";
-    page += "<style>" + std::string(DygraphCss()) + "</style>\n<style>" + kStyle + "</style>\n";
+    head += "<meta name=\"generator\" content=\"litmus " + EscapeHtml(options_.version) + "\">\n";
+    head += "<title>litmus report: " + EscapeHtml(Title()) + "</title>\n";
+    head += "<style>" + std::string(DygraphCss()) + "</style>\n<style>" + kStyle + "</style>\n";
     // (dygraph.min.js holds no "</script": checked by the report's tests.)
-    page += "<script>" + std::string(DygraphJs()) + "</script>\n</head>\n<body>\n";
-    return page + body_ + "</body>\n</html>\n";
+    const std::string_view library = DygraphJs();
+    constexpr std::string_view kSpecsOpen = "<script>window.LITMUS_SPECS = [";
+    constexpr std::string_view kSpecsClose = "];</script>\n<script>";
+    constexpr std::string_view kEnd = "</script>\n</body>\n</html>\n";
+    const std::string_view script = kPageScript;
+    // The page is assembled once, at its final size: the charts' data make it tens of MB on a
+    // long job, and growing it piece by piece copied it several times over (each copy into
+    // fresh, page-faulted memory).
+    size_t size = head.size() + library.size() + 64 + body_.size() + kSpecsOpen.size() + kSpecsClose.size() +
+                  script.size() + kEnd.size();
+    for (const std::string& spec : specs_) size += spec.size() + 1;
+    std::string page;
+    page.reserve(size);
+    page += head;
+    page += "<script>";
+    page += library;
+    page += "</script>\n</head>\n<body>\n";
+    page += body_;
+    page += kSpecsOpen;
+    for (size_t i = 0; i < specs_.size(); ++i) {
+      if (i > 0) page += ',';
+      page += specs_[i];
+    }
+    page += kSpecsClose;
+    page += script;
+    page += kEnd;
+    return page;
   }
 
  private:
@@ -422,8 +449,11 @@ class PageBuilder {
     body_ += "<div class=\"chartbox\"><h3>" + EscapeHtml(title) + "</h3>";
     if (!legend.empty()) body_ += "<p class=\"legendline\">" + legend + "</p>";
     body_ += "<div class=\"chart\" id=\"" + id + "\"></div></div>\n";
-    if (charts_++ > 0) specs_ += ',';
-    spec.AppendTo(specs_);
+    ++charts_;
+    std::string json;
+    json.reserve(spec.SizeHint());
+    spec.AppendTo(json);
+    specs_.push_back(std::move(json));
     return id;
   }
 
@@ -597,7 +627,7 @@ class PageBuilder {
   const TrialCurves* curves_;
   const PageOptions& options_;
   std::string body_;
-  std::string specs_;  // the specs' JSON text, comma-separated
+  std::vector<std::string> specs_;  // each chart's spec as JSON text
   size_t charts_ = 0;
   std::vector<std::vector<SeriesColumns>> loss_columns_;  // (vectors reserved before pointers are taken)
 };
