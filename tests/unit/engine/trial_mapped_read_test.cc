@@ -492,10 +492,8 @@ TEST(TrialMappedReadTest, LocalReadScatteredFillsThePiecesInTurn) {
 }
 
 // CopyValuesFileMajor (Python's Trial.values(names)): for every tensor at every step, the bytes
-// Value() gives or, per step, the error Value() gives: records read with their content straight
-// into the output (the steps whose records have the layout of the tensor's last one) and records
-// read whole (step 300's are longer: a two-byte step); a payload CRC that does not match (a bit
-// flipped in the middle of a content read straight into the output) and a short event file give
+// Value() gives or, per step, the error Value() gives (step 300's records are longer: a two-byte
+// step); a payload CRC that does not match (a bit flipped in the middle of a content) and a short event file give
 // Value()'s error; a value of another shape and an unknown tensor too. Outputs need no alignment,
 // and nothing is written outside them.
 TEST(TrialMappedReadTest, CopyValuesFileMajorCopiesWhatValueGives) {
@@ -555,6 +553,35 @@ TEST(TrialMappedReadTest, CopyValuesFileMajorCopiesWhatValueGives) {
     EXPECT_NE(damaged.message().find("bad payload CRC"), std::string::npos) << damaged.ToString();
     EXPECT_EQ(trial->Value("a", 5).status().code(), StatusCode::kDataLoss);
   }
+}
+
+// CopyValuesFileMajor reads each event file's wanted records with one plain read a run (no
+// scatter read, no read to learn a layout first), whatever their lengths: smdebug's records of a
+// tensor differ in length from step to step (the mode step's decimal digits come after the
+// content), and step 300's record also has its content a byte further (a step number of two
+// bytes).
+TEST(TrialMappedReadTest, CopyValuesFileMajorReadsEachFileOnceWhateverItsRecordsLengths) {
+  SyntheticTrial t;
+  t.set_footer(tfrecord::FooterKind::kPayloadCrc);
+  t.WriteCollections({"worker_0"}, 1);
+  for (const int64_t step : {3, 30, 300}) t.WriteStep(step, "worker_0", Mode::kTrain, step, {Tensors(step)[0]});
+  t.WriteEndMarker();
+  LocalFilesEnv env(false);
+  std::unique_ptr<Trial> trial = Open(&env, t.root());
+  ASSERT_NE(trial, nullptr);
+  const std::vector<int64_t> steps = {3, 300, 30};
+  constexpr size_t kEach = 7000 * sizeof(float);
+  std::vector<std::byte> out(kEach * steps.size());
+  const Trial::ValuesTarget target{"a", steps, DType::kFloat32, {7000}, out};
+  const int reads_before = env.event_file_reads();
+  const std::vector<std::vector<Status>> statuses = trial->CopyValuesFileMajor(std::span(&target, 1), Mode::kGlobal);
+  ASSERT_EQ(statuses.size(), 1u);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    ASSERT_TRUE(statuses[0][i].ok()) << steps[i] << ": " << statuses[0][i].ToString();
+    const std::vector<float> expected = Tensors(steps[i])[0].values;
+    EXPECT_EQ(std::memcmp(out.data() + i * kEach, expected.data(), kEach), 0) << steps[i];
+  }
+  EXPECT_EQ(env.event_file_reads() - reads_before, 3) << "one read an event file";
 }
 
 }  // namespace

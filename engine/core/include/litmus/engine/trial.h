@@ -228,11 +228,9 @@ class Trial {
                                  const std::vector<int64_t>& shape, std::span<std::byte> out) const;
   // CopyValues of many tensors at once, in file-major order (Python's Trial.values(names)): each
   // event file that holds any of the wanted records is visited once, the files in parallel, its
-  // records read in coalesced runs (RandomAccessFile::coalescing()) with one scatter read a run
-  // (RandomAccessFile::ReadScattered; no mapping, no system call per record): a record that has
-  // the layout of its tensor's last one (same length) gets its content straight into the output
-  // and the rest of it into a scratch buffer, then the framing, CRCs, dtype and shape are checked
-  // as decoding checks them; other records are read whole and copied. Where it pays: reading many
+  // records read in coalesced runs (RandomAccessFile::coalescing()) with one read a run into a
+  // reused buffer (no mapping, no system call per record), each checked as decoding checks it
+  // (framing, CRCs, dtype, shape) and its content copied into the output. Where it pays: reading many
   // tensors into arrays that are all kept (measured in docs/benchmarks.md); one tensor at many
   // steps is CopyValues' case. targets[t].out holds out.size() / steps.size() bytes per step, in
   // order. Returns statuses[t][i] for step i of target t as CopyValues does (anything that does
