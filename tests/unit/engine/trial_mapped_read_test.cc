@@ -2,7 +2,7 @@
 // equal those of the Read() path (an Env that does not map), aligned or not; a damaged record
 // and a short file give the same errors as before; a file that grows while it is mapped is
 // mapped again and its new records are read; Trial::CopyValues copies what Value() gives, and so
-// does Trial::CopyValuesFileMajor (scatter reads, LocalEnv's preadv).
+// does Trial::CopyValuesFileMajor (one read a run of records, each content copied).
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -42,10 +42,6 @@ class LocalFilesEnv : public ForwardingEnv {
     StatusOr<size_t> Read(uint64_t offset, std::span<std::byte> out) const override {
       if (event_file_) ++env_->event_file_reads_;
       return base_->Read(offset, out);
-    }
-    StatusOr<size_t> ReadScattered(uint64_t offset, std::span<const std::span<std::byte>> pieces) const override {
-      if (event_file_) ++env_->event_file_reads_;
-      return base_->ReadScattered(offset, pieces);
     }
     StatusOr<uint64_t> Size() const override { return base_->Size(); }
     std::optional<FileMapping> Mapped() const override {
@@ -463,34 +459,6 @@ TEST(TrialMappedReadTest, CopyValuesAcrossTrialsAndRefreshes) {
 namespace litmus {
 namespace {
 
-// LocalEnv's ReadScattered (preadv): the file's bytes land in the pieces in turn, empty pieces
-// included; at the end of the file it stops short and says how much it read.
-TEST(TrialMappedReadTest, LocalReadScatteredFillsThePiecesInTurn) {
-  testing::TempDir dir;
-  const std::filesystem::path path = dir.path() / "f";
-  std::string bytes(5000, '\0');
-  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 % 251);
-  dir.WriteFile("f", bytes);
-  StatusOr<std::unique_ptr<RandomAccessFile>> file = Env::Default()->NewRandomAccessFile(path.string());
-  ASSERT_TRUE(file.ok()) << file.status().ToString();
-  std::vector<std::byte> a(10), b(0), c(3000), d(2000, std::byte{0xEE});
-  const std::vector<std::span<std::byte>> pieces = {a, b, c, d};
-  StatusOr<size_t> read = (*file)->ReadScattered(100, pieces);
-  ASSERT_TRUE(read.ok()) << read.status().ToString();
-  EXPECT_EQ(*read, 4900u);
-  std::string got;
-  for (const auto& piece : {a, c, d}) got.append(reinterpret_cast<const char*>(piece.data()), piece.size());
-  EXPECT_EQ(got.substr(0, 4900), bytes.substr(100));
-  EXPECT_EQ(d.back(), std::byte{0xEE}) << "nothing past the end of the file";
-  // More pieces than one preadv takes (IOV_MAX).
-  std::vector<std::vector<std::byte>> many(3000, std::vector<std::byte>(1));
-  const std::vector<std::span<std::byte>> many_pieces(many.begin(), many.end());
-  read = (*file)->ReadScattered(7, many_pieces);
-  ASSERT_TRUE(read.ok()) << read.status().ToString();
-  EXPECT_EQ(*read, 3000u);
-  for (size_t i = 0; i < many.size(); ++i) ASSERT_EQ(static_cast<char>(many[i][0]), bytes[7 + i]) << i;
-}
-
 // CopyValuesFileMajor (Python's Trial.values(names)): for every tensor at every step, the bytes
 // Value() gives or, per step, the error Value() gives (step 300's records are longer: a two-byte
 // step); a payload CRC that does not match (a bit flipped in the middle of a content) and a short event file give
@@ -555,7 +523,7 @@ TEST(TrialMappedReadTest, CopyValuesFileMajorCopiesWhatValueGives) {
   }
 }
 
-// CopyValuesFileMajor reads each event file's wanted records with one plain read a run (no
+// CopyValuesFileMajor reads each event file's wanted records with one read a run (no
 // scatter read, no read to learn a layout first), whatever their lengths: smdebug's records of a
 // tensor differ in length from step to step (the mode step's decimal digits come after the
 // content), and step 300's record also has its content a byte further (a step number of two

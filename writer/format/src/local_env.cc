@@ -97,42 +97,6 @@ class PosixRandomAccessFile final : public RandomAccessFile {
     return total;
   }
 
-  // preadv, at most IOV_MAX pieces a call; a short read resumes where it stopped.
-  StatusOr<size_t> ReadScattered(uint64_t offset, std::span<const std::span<std::byte>> pieces) const override {
-    std::vector<iovec> iov;
-    iov.reserve(std::min<size_t>(pieces.size(), IOV_MAX));
-    size_t total = 0;
-    size_t next = 0;     // the first piece not yet read whole
-    size_t partial = 0;  // bytes of pieces[next] already read
-    while (next < pieces.size()) {
-      iov.clear();
-      for (size_t i = next; i < pieces.size() && iov.size() < IOV_MAX; ++i) {
-        const size_t skip = i == next ? partial : 0;
-        if (pieces[i].size() > skip) iov.push_back({pieces[i].data() + skip, pieces[i].size() - skip});
-      }
-      if (iov.empty()) break;
-      const uint64_t at = offset + total;
-      if (at > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
-        return InvalidArgumentError(path_ + ": read offset " + std::to_string(at) + " out of range");
-      }
-      const ssize_t n = ::preadv(fd_, iov.data(), static_cast<int>(iov.size()), static_cast<off_t>(at));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return PathError(errno, "read", path_ + " at offset " + std::to_string(at));
-      }
-      if (n == 0) break;  // end of file
-      total += static_cast<size_t>(n);
-      size_t left = static_cast<size_t>(n);
-      while (next < pieces.size() && left >= pieces[next].size() - partial) {
-        left -= pieces[next].size() - partial;
-        partial = 0;
-        ++next;
-      }
-      partial += left;
-    }
-    return total;
-  }
-
   StatusOr<uint64_t> Size() const override {
     struct stat st;
     if (::fstat(fd_, &st) != 0) return PathError(errno, "stat", path_);

@@ -32,20 +32,6 @@ class RandomAccessFile {
   // file). Thread-safe.
   virtual StatusOr<size_t> Read(uint64_t offset, std::span<std::byte> out) const = 0;
   virtual StatusOr<uint64_t> Size() const = 0;
-  // Reads the bytes at `offset` into `pieces` in turn (a scatter read: one system call where the
-  // Env has one, e.g. preadv); returns how many bytes were read in all, fewer only at end of file.
-  // The default reads each piece with Read(). Thread-safe.
-  virtual StatusOr<size_t> ReadScattered(uint64_t offset, std::span<const std::span<std::byte>> pieces) const {
-    size_t total = 0;
-    for (const std::span<std::byte> piece : pieces) {
-      StatusOr<size_t> read = Read(offset + total, piece);
-      if (!read.ok()) return read.status();
-      total += *read;
-      if (*read < piece.size()) break;
-    }
-    return total;
-  }
-
   // How a reader that needs several records of this file should batch them into reads (the
   // trial reader's Prefetch): records of at most max_record_bytes whose gaps are at most
   // max_gap_bytes are read together, at most max_read_bytes per read. The default suits a local
