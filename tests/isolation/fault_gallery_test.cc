@@ -112,50 +112,55 @@ TEST(FaultGallery, EachFaultAlone) {
   }
 }
 
+// One step per call, and calls of several steps (the default, --rule-batch-steps 16): a fault
+// inside such a call names the step it happened at (the worker's ProgressSlot; a rule's first call
+// is one step, so step 2 is inside its second call).
 TEST(FaultGallery, EachFaultBesideAGoodRule) {
   for (const Fault& f : Faults()) {
-    SCOPED_TRACE(f.rule);
-    testing::TempDir out;
-    out.WriteFile("job.yaml", "trial: " + testing::FixturePath("pt_exploding").string() + "\nplugins: [" +
-                                  LITMUS_CUSTOM_RULE_PLUGIN + ", " + LITMUS_FAULT_RULES_PLUGIN + "]\nrules:\n" +
-                                  "  - name: good\n    rule: CustomGradientRule\n    parameters: {threshold: \"10\"}\n" +
-                                  "  - name: rogue\n    rule: " + f.rule + "\n");
-    std::vector<std::string> extra = {"--config", (out.path() / "job.yaml").string()};
-    extra.insert(extra.end(), f.options.begin(), f.options.end());
-    const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd, std::chrono::seconds(120));
-    ASSERT_FALSE(result.timed_out);
-    // An Error outranks a firing (exit 3); without one the good rule's firing decides (exit 1).
-    EXPECT_EQ(result.exit_code, f.code == 0 ? 1 : 3) << result.err;
-    EXPECT_LT(result.out.size(), 4096u);
-    const Json status = ReadJson(out.path() / "status.json");
-    ASSERT_EQ(status["rules"].size(), 2u) << status.dump();
-    // The good rule's finding, in status.json, events.jsonl and its report.
-    EXPECT_EQ(status["rules"][0]["RuleConfigurationName"], "good");
-    EXPECT_EQ(status["rules"][0]["RuleEvaluationStatus"], "IssuesFound") << status.dump();
-    EXPECT_EQ(status["rules"][0]["step"], 4);
-    bool fired = false;
-    for (const Json& e : ReadEvents(out.path())) {
-      if (e["event"] == "RuleEvaluationConditionMet") {
-        EXPECT_EQ(e["rule"], "good") << e.dump();
-        fired |= e["step"] == 4;
+    for (const char* batch : {"1", "16"}) {
+      SCOPED_TRACE(std::string(f.rule) + ", --rule-batch-steps " + batch);
+      testing::TempDir out;
+      out.WriteFile("job.yaml", "trial: " + testing::FixturePath("pt_exploding").string() + "\nplugins: [" +
+                                    LITMUS_CUSTOM_RULE_PLUGIN + ", " + LITMUS_FAULT_RULES_PLUGIN + "]\nrules:\n" +
+                                    "  - name: good\n    rule: CustomGradientRule\n    parameters: {threshold: \"10\"}\n" +
+                                    "  - name: rogue\n    rule: " + f.rule + "\n");
+      std::vector<std::string> extra = {"--config", (out.path() / "job.yaml").string(), "--rule-batch-steps", batch};
+      extra.insert(extra.end(), f.options.begin(), f.options.end());
+      const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd, std::chrono::seconds(120));
+      ASSERT_FALSE(result.timed_out);
+      // An Error outranks a firing (exit 3); without one the good rule's firing decides (exit 1).
+      EXPECT_EQ(result.exit_code, f.code == 0 ? 1 : 3) << result.err;
+      EXPECT_LT(result.out.size(), 4096u);
+      const Json status = ReadJson(out.path() / "status.json");
+      ASSERT_EQ(status["rules"].size(), 2u) << status.dump();
+      // The good rule's finding, in status.json, events.jsonl and its report.
+      EXPECT_EQ(status["rules"][0]["RuleConfigurationName"], "good");
+      EXPECT_EQ(status["rules"][0]["RuleEvaluationStatus"], "IssuesFound") << status.dump();
+      EXPECT_EQ(status["rules"][0]["step"], 4);
+      bool fired = false;
+      for (const Json& e : ReadEvents(out.path())) {
+        if (e["event"] == "RuleEvaluationConditionMet") {
+          EXPECT_EQ(e["rule"], "good") << e.dump();
+          fired |= e["step"] == 4;
+        }
       }
-    }
-    EXPECT_TRUE(fired);
-    EXPECT_EQ(ReadJson(out.path() / "rule-reports" / "good.json")["RuleTriggered"], 1);
-    const std::string message = testing::ReadWholeFile(out.path() / "message");
-    if (f.code == 0) {
-      EXPECT_EQ(status["rules"][1]["RuleEvaluationStatus"], "NoIssuesFound") << status.dump();
-      EXPECT_NE(message.find("Evaluation of the rule CustomGradientRule at step 4"), std::string::npos) << message;
-    } else {
-      ExpectRogueError(out.path(), f, status["rules"][1]);
-      EXPECT_NE(message.find(f.cause), std::string::npos) << message;
-    }
-    if (std::string(f.rule) == "FloodStdout") {
-      // The flood went to the rule's log, bounded.
-      const auto log = out.path() / "rule-logs" / "rogue.log";
-      ASSERT_TRUE(std::filesystem::exists(log));
-      EXPECT_GT(std::filesystem::file_size(log), 1u << 20);
-      EXPECT_LT(std::filesystem::file_size(log), 17u << 20);
+      EXPECT_TRUE(fired);
+      EXPECT_EQ(ReadJson(out.path() / "rule-reports" / "good.json")["RuleTriggered"], 1);
+      const std::string message = testing::ReadWholeFile(out.path() / "message");
+      if (f.code == 0) {
+        EXPECT_EQ(status["rules"][1]["RuleEvaluationStatus"], "NoIssuesFound") << status.dump();
+        EXPECT_NE(message.find("Evaluation of the rule CustomGradientRule at step 4"), std::string::npos) << message;
+      } else {
+        ExpectRogueError(out.path(), f, status["rules"][1]);
+        EXPECT_NE(message.find(f.cause), std::string::npos) << message;
+      }
+      if (std::string(f.rule) == "FloodStdout") {
+        // The flood went to the rule's log, bounded.
+        const auto log = out.path() / "rule-logs" / "rogue.log";
+        ASSERT_TRUE(std::filesystem::exists(log));
+        EXPECT_GT(std::filesystem::file_size(log), 1u << 20);
+        EXPECT_LT(std::filesystem::file_size(log), 17u << 20);
+      }
     }
   }
 }

@@ -1,7 +1,8 @@
 // Isolation changes where rules run, never what they find: every built-in tensor rule in one job,
-// run with rules in worker processes (the default) and with `--isolation none`, gives the same
-// statuses, rule reports and events (times aside) on simulated training runs and smdebug's own
-// trials. The worker reads the values the runner decoded through the shared memory and a table
+// run with `--isolation none` and with rules in worker processes (the default) that evaluate one
+// step per call or several (`--rule-batch-steps`, requirement lists predicted and checked in the
+// worker), gives the same statuses, rule reports, series and events (times aside) on simulated
+// training runs and smdebug's own trials. The worker reads the values the runner decoded through the shared memory and a table
 // of them per step (isolation/tensor_table.h); a table entry that pointed at the wrong tensor,
 // step or reduction would change a verdict here.
 #include <filesystem>
@@ -42,18 +43,20 @@ struct Findings {
   int exit_code = -1;
 };
 
-Findings Run(const std::string& trial, const std::string& isolation, const fs::path& out) {
-  const fs::path config = out.parent_path() / (isolation + ".yaml");
+Findings Run(const std::string& trial, const std::string& isolation, const fs::path& out,
+             const std::vector<std::string>& extra = {}) {
+  const fs::path config = out.parent_path() / (out.filename().string() + ".yaml");
   {
     std::ofstream yaml(config);
     yaml << "trial: " << trial << "\nrules:\n";
     for (const std::string& rule : kRules) yaml << "  - {rule: " << rule << "}\n";
     yaml << "  - {rule: SimilarAcrossRuns, parameters: {other_trials: \"" << trial << "\"}}\n";
   }
-  const testing::ProcessResult result = testing::RunProcess(
-      {testing::LitmusBinary(), "run", "--config", config.string(), "--isolation", isolation, "--keep-going",
-       "--output-dir", out.string(), "--logging-level", "error"},
-      {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}, {"LITMUS_RULE_PARAMETERS", ""}});
+  std::vector<std::string> args = {testing::LitmusBinary(), "run", "--config", config.string(), "--isolation",
+                                   isolation, "--keep-going", "--output-dir", out.string(), "--logging-level", "error"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const testing::ProcessResult result =
+      testing::RunProcess(args, {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}, {"LITMUS_RULE_PARAMETERS", ""}});
   Findings f;
   f.exit_code = result.exit_code;
   EXPECT_TRUE(result.exit_code == 0 || result.exit_code == 1) << isolation << ": " << result.err;
@@ -78,10 +81,7 @@ Findings Run(const std::string& trial, const std::string& isolation, const fs::p
   return f;
 }
 
-void ExpectSameFindings(const std::string& trial) {
-  testing::TempDir work;
-  const Findings isolated = Run(trial, "process", work.path() / "process");
-  const Findings in_process = Run(trial, "none", work.path() / "none");
+void ExpectSame(const Findings& isolated, const Findings& in_process) {
   EXPECT_EQ(isolated.exit_code, in_process.exit_code);
   ASSERT_EQ(isolated.statuses.size(), kRules.size() + 1);
   EXPECT_EQ(isolated.statuses, in_process.statuses);
@@ -107,6 +107,17 @@ void ExpectSameFindings(const std::string& trial) {
   EXPECT_GT(a.size(), 2 * kRules.size()) << "started and ended events at least";
 }
 
+void ExpectSameFindings(const std::string& trial) {
+  testing::TempDir work;
+  const Findings in_process = Run(trial, "none", work.path() / "none");
+  // One step per call, a few, and the default (16).
+  for (const char* batch : {"1", "4", "16"}) {
+    SCOPED_TRACE(std::string("--rule-batch-steps ") + batch);
+    ExpectSame(Run(trial, "process", work.path() / (std::string("batch") + batch), {"--rule-batch-steps", batch}),
+               in_process);
+  }
+}
+
 class SimulatedScenario : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SimulatedScenario, SameFindingsIsolatedAndInProcess) {
@@ -119,6 +130,18 @@ TEST_P(SimulatedScenario, SameFindingsIsolatedAndInProcess) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isolation, SimulatedScenario, ::testing::Values("healthy", "exploding", "vanishing", "flat"));
+
+// A trial that feeds every rule (TRAIN and EVAL phases, losses, activations, labels, XGBoost
+// tensors): rules whose lists differ by mode, or by the distance to the previous step of a mode,
+// and steps a rule skips for a missing tensor, inside calls of several steps.
+TEST(IsolationEquivalence, TrialFeedingEveryRule) {
+  testing::TempDir trials;
+  const fs::path trial = trials.path() / "fed";
+  const testing::ProcessResult written = testing::RunProcess(
+      {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--feed-all-rules", "--steps", "300"});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  ExpectSameFindings(trial.string());
+}
 
 TEST(IsolationEquivalence, SmdebugTrials) {
   for (const char* name : {"pt_exploding", "pt_ddp_two_workers", "pt_run_complete"}) {

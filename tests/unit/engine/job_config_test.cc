@@ -41,6 +41,7 @@ TEST(JobConfig, CommandLineOnly) {
   EXPECT_EQ(job.poll_interval_ms, 1000);
   EXPECT_EQ(job.progress_interval_s, 30);
   EXPECT_FALSE(job.allow_unknown_params);
+  EXPECT_EQ(job.rule_batch_steps, 16);
 }
 
 // The output paths follow the layout; explicit ones are kept.
@@ -330,6 +331,17 @@ TEST(JobConfig, ClearErrors) {
             std::string::npos);
   EXPECT_NE(message(env_json, {{"LITMUS_RULE_PARAMETERS", R"({"threshold": 5})"}}).find("must be a string"),
             std::string::npos);
+
+  RunCommandLine batch = bad_param;
+  batch.params = {};
+  for (const int64_t steps : {0, 65}) {
+    batch.rule_batch_steps = steps;
+    EXPECT_NE(message(batch).find("--rule-batch-steps must be between 1 and 64, got " + std::to_string(steps)),
+              std::string::npos);
+  }
+  batch.rule_batch_steps = 64;
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig most, BuildJobConfig(batch, Env({})));
+  EXPECT_EQ(most.rule_batch_steps, 64);
 
   RunCommandLine missing_yaml = bad_param;
   missing_yaml.params = {};

@@ -51,6 +51,31 @@ TEST(SeriesStore, DisabledKeepsNothing) {
   EXPECT_EQ(store.version(), version);
 }
 
+// A call of several steps (--rule-batch-steps) publishes the points of its later steps before the
+// runner marks a firing at an earlier one: the point of the firing step is kept, from the last
+// kRecentPoints of its series; one older than that, or a step without a point, keeps nothing.
+TEST(SeriesStore, AFiringKeepsItsStepsPointAfterLaterPoints) {
+  SeriesStore store;
+  for (int64_t s = 0; s < 10; ++s) store.Add("v", "t", s, 1, static_cast<double>(s) * 2);
+  store.MarkFiring(3);
+  store.MarkFiring(7);
+  ASSERT_EQ(store.series().size(), 1u);
+  const auto& firings = store.series()[0].firings;
+  ASSERT_EQ(firings.size(), 2u);
+  EXPECT_EQ(firings[0].step, 3);
+  EXPECT_EQ(firings[0].value, 6.0);
+  EXPECT_EQ(firings[1].step, 7);
+  EXPECT_EQ(firings[1].value, 14.0);
+  const uint64_t version = store.version();
+  store.MarkFiring(42);  // no point at that step
+  for (int64_t s = 10; s < 10 + static_cast<int64_t>(SeriesStore::kRecentPoints); ++s) store.Add("v", "t", s, 1, 1.0);
+  store.MarkFiring(9);  // beyond the last kRecentPoints
+  EXPECT_EQ(store.series()[0].firings.size(), 2u);
+  EXPECT_GT(store.version(), version);  // (the points)
+  store.MarkFiring(10 + static_cast<int64_t>(SeriesStore::kRecentPoints) - 1);
+  EXPECT_EQ(store.series()[0].firings.size(), 3u);
+}
+
 // Points land in their own series whatever the order of publication (Add tries the series after
 // the last one first): the usual order, another order, a new series in the middle, the same name
 // for two tensors, and names beyond the kept length that differ only at their end.

@@ -71,6 +71,7 @@ StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& r
                        std::move(table)));
   self->process_ = std::move(worker.process);
   self->channel_ = std::move(worker.channel);
+  self->progress_ = std::move(worker.progress);
   self->process_->SetLogPath(self->limits_.log_path);
 
   Encoder init;
@@ -132,14 +133,21 @@ StatusOr<StartedWorker> StartWorker(const SharedArena& arena, const std::string&
     close(sockets[1]);
     return InternalError("cannot start a rule worker process: " + arena_fd.status().message());
   }
-  auto process = WorkerProcess::Spawn(sockets[1], *arena_fd, log_path, log_bytes);
+  StatusOr<std::unique_ptr<ProgressSlot>> progress = ProgressSlot::Create();
+  if (!progress.ok()) {
+    close(sockets[0]);
+    close(sockets[1]);
+    close(*arena_fd);
+    return InternalError("cannot start a rule worker process: " + progress.status().message());
+  }
+  auto process = WorkerProcess::Spawn(sockets[1], *arena_fd, (*progress)->fd(), log_path, log_bytes);
   close(sockets[1]);
   close(*arena_fd);
   if (!process.ok()) {
     close(sockets[0]);
     return InternalError("cannot start a rule worker process: " + process.status().message());
   }
-  return StartedWorker{std::move(process).value(), std::make_unique<Channel>(sockets[0])};
+  return StartedWorker{std::move(process).value(), std::make_unique<Channel>(sockets[0]), std::move(progress).value()};
 }
 
 IsolatedRule::~IsolatedRule() {
@@ -482,6 +490,7 @@ std::optional<PluginCallResult> IsolatedRule::ReadResult(Decoder& in, const std:
 
 PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) {
   out->clear();
+  ForgetPredictions();
   DrainAhead();
   if (failed_) return *failed_;
   last_declared_ = last_declared_ ? std::max(*last_declared_, step) : step;
@@ -530,9 +539,14 @@ void IsolatedRule::DrainAhead() {
 }
 
 std::optional<int64_t> IsolatedRule::NextDeclareStep() const {
-  if (!last_declared_ || trials_.empty()) return std::nullopt;
+  if (!last_declared_) return std::nullopt;
+  return NextAvailableAfter(*last_declared_);
+}
+
+std::optional<int64_t> IsolatedRule::NextAvailableAfter(int64_t step) const {
+  if (trials_.empty()) return std::nullopt;
   const Trial& base = *trials_[0];
-  for (auto s = base.FirstStepAtOrAfter(*last_declared_ + 1); s; s = base.FirstStepAtOrAfter(*s + 1)) {
+  for (auto s = base.FirstStepAtOrAfter(step + 1); s; s = base.FirstStepAtOrAfter(*s + 1)) {
     const StepState state = base.StepAvailability(*s);
     if (state == StepState::kAvailable) return s;
     if (state == StepState::kNotYetAvailable) return std::nullopt;
@@ -546,15 +560,11 @@ PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& 
   std::optional<PluginCallResult> result = ReadResult(in, what);
   if (result->status != LITMUS_OK) return *result;
   const uint64_t count = in.Get<uint64_t>();
-  if (count == kSameRequirements && last_requirements_step_ && !in.failed()) {
+  if (count == kSameRequirements && !history_.entries().empty() && !in.failed()) {
     // The last list again, relative to its step (protocol.h).
-    const int64_t shift = step - *last_requirements_step_;
-    *out = last_requirements_;
-    for (TensorRequirement& r : *out) {
-      for (int64_t& s : r.steps) s += shift;
-    }
-    last_requirements_step_ = step;
-    last_requirements_ = *out;
+    const RequirementHistory::Entry& last = history_.entries().back();
+    *out = RequirementHistory::Moved(last.requirements, step - last.step);
+    history_.Record(step, *out);
     return *result;
   }
   // The worker recorded exact, checked names: record them again here, on the runner's trials.
@@ -571,8 +581,7 @@ PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& 
     out->clear();
     return Fail(what, "sent a malformed reply (protocol error)");
   }
-  last_requirements_ = *out;
-  last_requirements_step_ = step;
+  history_.Record(step, *out);
   return *result;
 }
 
@@ -626,7 +635,8 @@ std::string IsolatedRule::InvokeRequest(const Started& started, const InvokeInpu
   request.Put<uint64_t>(started.generation).Put<int64_t>(started.step);
   AppendLocalTensors(started.step, input, request);
   request.Put<uint8_t>(started.next ? 1 : 0).Put<int64_t>(started.next.value_or(0));
-  AppendStepQueryAnswers(started, request);
+  AppendStepQueryAnswers(started.step, started.next ? std::span<const int64_t>(&*started.next, 1)
+                                                    : std::span<const int64_t>(), request);
   return request.Take();
 }
 
@@ -640,27 +650,189 @@ void IsolatedRule::RememberStepQuery(std::string_view query, size_t step_offset,
   step_queries_.push_back({std::move(args), step_offset, query_step_->second});
 }
 
-void IsolatedRule::AppendStepQueryAnswers(const Started& started, Encoder& out) {
+void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps, Encoder& out) {
   // The queries this rule asked about the step of its last call, asked about this one now:
   // the worker finds them in its cache instead of asking (the trials cannot change before the
   // call ends, so the answers are those it would get).
   Encoder answers;
   uint64_t count = 0;
-  for (const StepQuery& q : step_queries_) {
-    if (q.ahead && !started.next) continue;
-    const int64_t step = q.ahead ? *started.next : started.step;
+  const auto answer = [&](const StepQuery& q, int64_t at) {
     std::string args = q.args;
-    std::memcpy(args.data() + q.step_offset, &step, sizeof(step));
+    std::memcpy(args.data() + q.step_offset, &at, sizeof(at));
     const std::optional<std::pair<int64_t, bool>> saved = std::exchange(query_step_, std::nullopt);
-    const std::string answer = Answer(args);
+    answers.PutString(args).PutString(Answer(args));
     query_step_ = saved;
-    answers.PutString(args).PutString(answer);
     ++count;
+  };
+  for (const StepQuery& q : step_queries_) {
+    if (!q.ahead) {
+      answer(q, step);
+      continue;
+    }
+    for (const int64_t at : declare_steps) answer(q, at);
   }
   out.Put<uint64_t>(count).PutRaw(answers.bytes());
 }
 
+const RequirementHistory::Entry* IsolatedRule::ReferenceFor(int64_t step) const {
+  // The newest list (those predicted for this call first), preferably of a step of the same mode.
+  const auto mode = [&](int64_t s) {
+    const auto m = trials_[0]->ModeOfGlobalStep(s);
+    return m ? std::optional<Mode>(m->first) : std::nullopt;
+  };
+  const std::optional<Mode> wanted = mode(step);
+  const RequirementHistory::Entry* newest = nullptr;
+  const RequirementHistory::Entry* same_mode = nullptr;
+  const auto consider = [&](const RequirementHistory::Entry& e) {
+    if (e.step >= step) return;
+    if (newest == nullptr) newest = &e;
+    if (same_mode == nullptr && mode(e.step) == wanted) same_mode = &e;
+  };
+  for (auto it = predicted_.rbegin(); it != predicted_.rend() && same_mode == nullptr; ++it) consider(*it);
+  const auto& recorded = history_.entries();
+  for (auto it = recorded.rbegin(); it != recorded.rend() && same_mode == nullptr; ++it) consider(*it);
+  return same_mode != nullptr ? same_mode : newest;
+}
+
+bool IsolatedRule::PredictRequirements(int64_t step, std::vector<TensorRequirement>* out) {
+  DrainAhead();
+  if (failed_ || trials_.empty()) return false;
+  // Predictions of one call come in step order; an older one was not sent (ForgetPredictions).
+  while (!predicted_.empty() && predicted_.back().step >= step) predicted_.pop_back();
+  const RequirementHistory::Entry* reference = ReferenceFor(step);
+  if (reference == nullptr) return false;
+  const int64_t reference_step = reference->step;  // (it may be in predicted_)
+  *out = RequirementHistory::Moved(reference->requirements, step - reference_step);
+  references_[step] = reference_step;
+  predicted_.push_back({step, *out});
+  declared_[step] = *out;
+  return true;
+}
+
+bool IsolatedRule::PeekRequirements(int64_t step, std::vector<TensorRequirement>* out) const {
+  if (failed_ || trials_.empty()) return false;
+  const RequirementHistory::Entry* reference = ReferenceFor(step);
+  if (reference == nullptr) return false;
+  *out = RequirementHistory::Moved(reference->requirements, step - reference->step);
+  return true;
+}
+
+void IsolatedRule::ForgetPredictions() {
+  predicted_.clear();
+  references_.clear();
+}
+
+std::string IsolatedRule::AtSteps(std::span<const int64_t> steps) {
+  return "in a call of steps " + std::to_string(steps.front()) + "-" + std::to_string(steps.back()) +
+         " (--rule-batch-steps)";
+}
+
+size_t IsolatedRule::StepsThatFit(size_t steps) const {
+  // A call stays well inside the rule's time limit: a tenth of it, at the slowest recent pace
+  // (the first call is a single step: the pace is unknown).
+  if (step_seconds_ <= 0) return 1;
+  const double fit = limits_.timeout_s / (10 * step_seconds_);
+  return fit >= static_cast<double>(steps) ? steps : std::max<size_t>(1, static_cast<size_t>(fit));
+}
+
+void IsolatedRule::StartInvokeSteps(std::span<const int64_t> all_steps, const InvokeInput& input) {
+  sent_steps_ = StepsThatFit(all_steps.size());
+  const std::span<const int64_t> steps = all_steps.first(sent_steps_);
+  if (steps.size() == 1) return StartInvoke(steps.front(), input);
+  started_steps_.reset();
+  DrainAhead();
+  if (failed_) return;
+  const uint64_t generation = Generation();
+  Encoder request;
+  request.Put<uint64_t>(generation).Put<uint64_t>(steps.size()).Put<uint8_t>(input.past_firings ? 1 : 0);
+  const std::optional<int64_t> next = NextAvailableAfter(steps.back());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    // A step declared before this call (not predicted) is its own reference.
+    const auto reference = references_.find(steps[k]);
+    request.Put<int64_t>(steps[k]).Put<int64_t>(reference != references_.end() ? reference->second : steps[k]);
+    request.Put<uint8_t>(k < input.skip.size() && input.skip[k] != 0 ? 0 : 1);
+    AppendLocalTensors(steps[k], input, request);
+    // The worker declares each step after the first, and the last's next one after them all.
+    std::vector<int64_t> declares;
+    if (k > 0) declares.push_back(steps[k]);
+    if (k + 1 == steps.size() && next) declares.push_back(*next);
+    AppendStepQueryAnswers(steps[k], declares, request);
+  }
+  request.Put<uint8_t>(next ? 1 : 0).Put<int64_t>(next.value_or(0));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(limits_.timeout_s));
+  const Channel::Limits limits{deadline, [] { return StopRequested(); }};
+  progress_->Set(ProgressSlot::Call::kNone, 0);  // (before the worker can set it)
+  if (const auto f = channel_->Send(MessageType::kInvokeSteps, request.bytes(), limits); f != Channel::Failure::kNone) {
+    Broken(f, AtSteps(steps));  // InvokeSteps reports it
+    return;
+  }
+  started_steps_ = Started{steps.front(), generation, next};
+}
+
+std::vector<PluginCallResult> IsolatedRule::InvokeSteps(std::span<const int64_t> all_steps) {
+  const std::span<const int64_t> steps = all_steps.first(std::min(sent_steps_, all_steps.size()));
+  const auto started_at = std::chrono::steady_clock::now();
+  const auto pace = [&](size_t ran) {  // the slowest recent seconds per step (decaying)
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
+    step_seconds_ = std::max(seconds / static_cast<double>(std::max<size_t>(ran, 1)), 0.9 * step_seconds_);
+  };
+  if (steps.size() == 1) {
+    PluginCallResult result = Invoke(steps.front());
+    pace(1);
+    return {std::move(result)};
+  }
+  const std::string what = AtSteps(steps);
+  const std::optional<Started> started = std::exchange(started_steps_, std::nullopt);
+  if (failed_) return {*failed_};
+  if (!started || started->step != steps.front()) return {Fail(what, "was not sent the call (internal error)")};
+  Message reply;
+  query_step_ = std::pair(steps.front(), false);
+  const std::optional<PluginCallResult> failed = Call(MessageType::kNone, {}, PluginCallPhase::kInvoke, what, &reply);
+  query_step_.reset();
+  if (failed) {
+    // A worker that crashed, exited or hung inside the call: at the step and call it was in.
+    const ProgressSlot::Progress at = progress_->Get();
+    if (failed_ && at.call != ProgressSlot::Call::kNone && failed_->message.ends_with(what)) {
+      failed_->message.resize(failed_->message.size() - what.size());
+      failed_->message += AtStep(at.call == ProgressSlot::Call::kInvokeAtStep ? "invoke_at_step" : "set_required_tensors",
+                                 at.step) +
+                          " (a call of steps " + std::to_string(steps.front()) + "-" + std::to_string(steps.back()) +
+                          ", --rule-batch-steps)";
+      return {*failed_};
+    }
+    return {*failed};
+  }
+  Decoder in(reply.payload);
+  const uint64_t ran = in.Get<uint64_t>();
+  const std::vector<RequirementHistory::Entry> predicted = std::exchange(predicted_, {});
+  references_.clear();
+  if (in.failed() || ran == 0 || ran > steps.size()) return {Fail(what, "sent a malformed reply (protocol error)")};
+  std::vector<PluginCallResult> results;
+  for (uint64_t k = 0; k < ran; ++k) {
+    std::optional<PluginCallResult> result = ReadResult(in, AtStep("invoke_at_step", steps[k]));
+    if (failed_) return {*failed_};
+    results.push_back(*std::move(result));
+  }
+  results.back().data_loss = ctx_.data_loss;  // (the runner's host functions answered the worker's reads)
+  // The worker confirmed and recorded the lists of the steps it ran after the first: so here.
+  for (uint64_t k = 1; k < ran; ++k) {
+    const auto it = std::find_if(predicted.begin(), predicted.end(),
+                                 [&](const RequirementHistory::Entry& e) { return e.step == steps[k]; });
+    const std::vector<TensorRequirement>* list = it != predicted.end() ? &it->requirements : history_.At(steps[k]);
+    if (list == nullptr) return {Fail(what, "ran a step whose list the runner lacks (internal error)")};
+    history_.Record(steps[k], std::vector<TensorRequirement>(*list));
+  }
+  if (ran == steps.size()) {
+    last_declared_ = std::max(last_declared_.value_or(steps.back()), steps.back());
+    if (started->next) ahead_pending_ = Ahead{*started->next, started->generation, {}, {}};
+  }
+  pace(ran);
+  return results;
+}
+
 void IsolatedRule::StartInvoke(int64_t step, const InvokeInput& input) {
+  ForgetPredictions();
   started_.reset();
   DrainAhead();
   if (failed_) return;

@@ -18,7 +18,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "isolation/progress_slot.h"
 #include "isolation/protocol.h"
+#include "isolation/requirement_history.h"
 #include "isolation/rule_handle.h"
 #include "isolation/shared_arena.h"
 #include "isolation/tensor_table.h"
@@ -30,6 +32,7 @@ namespace litmus::isolation {
 struct StartedWorker {
   std::unique_ptr<WorkerProcess> process;
   std::unique_ptr<Channel> channel;
+  std::unique_ptr<ProgressSlot> progress;
 };
 // Starts one (its output goes to `log_path` unless the rule renames it).
 StatusOr<StartedWorker> StartWorker(const SharedArena& arena, const std::string& log_path, uint64_t log_bytes);
@@ -59,6 +62,11 @@ class IsolatedRule : public RuleHandle {
   PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) override;
   PluginCallResult Invoke(int64_t step) override;
   void StartInvoke(int64_t step, const InvokeInput& input) override;
+  bool PredictRequirements(int64_t step, std::vector<TensorRequirement>* out) override;
+  void ForgetPredictions() override;
+  bool PeekRequirements(int64_t step, std::vector<TensorRequirement>* out) const override;
+  void StartInvokeSteps(std::span<const int64_t> steps, const InvokeInput& input) override;
+  std::vector<PluginCallResult> InvokeSteps(std::span<const int64_t> steps) override;
   bool polls() const override { return polls_; }
   PluginCallResult Poll(int64_t last_step) override;
   const std::vector<std::string>& extra_action_json() const override { return ctx_.added_actions; }
@@ -103,6 +111,8 @@ class IsolatedRule : public RuleHandle {
   // The step the runner will most likely declare next: the first available step of the base
   // trial after the last one it declared.
   std::optional<int64_t> NextDeclareStep() const;
+  // The first available step of the base trial after `step`.
+  std::optional<int64_t> NextAvailableAfter(int64_t step) const;
 
   const LoadedRule& rule_;
   const std::string configuration_name_;
@@ -115,14 +125,18 @@ class IsolatedRule : public RuleHandle {
   litmus_ctx require_ctx_;  // require_tensor checks during set_required_tensors
   std::unique_ptr<WorkerProcess> process_;
   std::unique_ptr<Channel> channel_;
+  std::unique_ptr<ProgressSlot> progress_;  // where the worker is inside a call of several steps
   bool polls_ = false;
   std::optional<PluginCallResult> failed_;  // once the worker is gone
   bool stopped_ = false;
   // What RequiredTensors returned per step (the rule's trial numbering), for Invoke's table.
   std::map<int64_t, std::vector<TensorRequirement>> declared_;
-  // The last requirement list the worker sent, and its step (a kSameRequirements reply repeats it).
-  std::vector<TensorRequirement> last_requirements_;
-  std::optional<int64_t> last_requirements_step_;
+  // The requirement lists the worker sent or confirmed, as it keeps them (a kSameRequirements
+  // reply repeats the last; a kInvokeSteps step names the one its prediction moved).
+  RequirementHistory history_;
+  // The lists PredictRequirements made for the next InvokeSteps, and the step each was moved from.
+  std::vector<RequirementHistory::Entry> predicted_;
+  std::map<int64_t, int64_t> references_;
   std::optional<int64_t> last_declared_;
   // set_required_tensors run ahead (see protocol.h): asked for, and its result once read.
   struct Ahead {
@@ -141,6 +155,17 @@ class IsolatedRule : public RuleHandle {
   };
   std::optional<Started> started_;
   std::string InvokeRequest(const Started& started, const InvokeInput& input);
+  // The kInvokeSteps request StartInvokeSteps sent (its first step, generation, ahead step).
+  std::optional<Started> started_steps_;
+  size_t sent_steps_ = 0;  // of the span StartInvokeSteps was given
+  // The slowest recent time per step of an invoke call, and how many steps fit in one call.
+  double step_seconds_ = 0;
+  size_t StepsThatFit(size_t steps) const;
+  // The list a prediction for `step` moves: the newest predicted or recorded before it, of a step
+  // of the same mode if there is one.
+  const RequirementHistory::Entry* ReferenceFor(int64_t step) const;
+  // "in invoke_at_step of steps A–B (one call)" for a call of `steps`.
+  static std::string AtSteps(std::span<const int64_t> steps);
   // Queries about "this step" (tensor_names with a step, step_mode): rules ask them at every
   // step, so each one seen is answered ahead with the next Invoke (templates, step zeroed).
   struct StepQuery {
@@ -152,7 +177,9 @@ class IsolatedRule : public RuleHandle {
   std::vector<StepQuery> step_queries_;
   std::optional<std::pair<int64_t, bool>> query_step_;  // the step of the call being served
   void RememberStepQuery(std::string_view query, size_t step_offset, int64_t step);
-  void AppendStepQueryAnswers(const Started& started, Encoder& out);
+  // Answers to the remembered queries about "this step": those of invoke_at_step at `step`, and
+  // those of set_required_tensors at each of `declare_steps`.
+  void AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps, Encoder& out);
   std::unordered_map<const char*, uint32_t> name_ids_;  // by the trial's copy of the name
   // The worker's interned series names (protocol.h "Series points"), by id, each with its
   // position in ctx_.report->series once known (ReportSeriesAt).

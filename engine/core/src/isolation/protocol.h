@@ -17,8 +17,8 @@
 // before using it, and ids stay valid for the worker's life.
 // Requirement lists (replies to kRequiredTensors and kAheadReply, when the call succeeded): a
 // count, then (trial, name, steps, reductions_only) each; or the count kSameRequirements: the
-// same list as the last one sent, every step moved by the difference between the two lists'
-// steps (rules usually require the same names relative to the step at every step, and neither
+// same list as the last one recorded (RequirementHistory), every step moved by the difference
+// between the two lists' steps (rules usually require the same names relative to the step at every step, and neither
 // side then encodes, decodes and looks up every name again).
 // Series points (kReportSeries) name their (series, tensor) pair by an id too: the first point
 // of a pair carries kSeriesDefine | id and the two names (ids are 0, 1, 2, ... in the order
@@ -64,6 +64,17 @@ enum class MessageType : uint32_t {
   kPoll = 4,            // CallHeader, then the last step
   kDestroy = 5,         // empty
   kQueryReply = 6,      // QueryResult header, then the function's output
+  kInvokeSteps = 7,     // u64 generation, u64 count, u8 past firings, then per step: its step,
+                        // the step of the list its list was predicted from (i64), whether to
+                        // invoke it (u8; 0: only check its list, the runner skips it), then as kInvoke
+                        // from the table to the answers (without the ahead pair); then the ahead
+                        // pair (u8, i64) once. The worker runs the steps in order, each (but the
+                        // first) after set_required_tensors of the step returns that list moved
+                        // to it (RequirementHistory: the runner predicted the list and read its
+                        // tensors); it stops after a step whose invoke_at_step did not return
+                        // LITMUS_OK (nor LITMUS_CONDITION_MET with past firings) and before a
+                        // step whose list differs. kReply: u64 count run,
+                        // then a PluginCallResult each; the ahead runs only when all ran.
   // worker -> runner
   kInitReply = 20,        // status code, message, warnings, polls, added actions
   kReply = 21,            // PluginCallResult (+ requirements for kRequiredTensors), out-of-memory flag

@@ -30,6 +30,13 @@ struct InvokeInput {
   const std::vector<ReadValue>* values = nullptr;  // decoded for the step (sorted; job-wide trials)
   std::span<const uint32_t> trial_indices;         // the rule's trial numbers -> job-wide ones
   const isolation::StepTable* table = nullptr;     // RuleIsolation::ShareStep of the step, or null
+  // StartInvokeSteps: a step that returned LITMUS_CONDITION_MET does not end the call
+  // (--keep-going: a firing does not end the rule).
+  bool past_firings = false;
+  // StartInvokeSteps, one per step (empty: none): the runner found a tensor of the step's list
+  // missing and skips the step (as smdebug's fetch does) once the rule's worker confirmed the
+  // list; the step is not invoked and its result is a placeholder LITMUS_OK.
+  std::span<const uint8_t> skip;
 };
 
 class RuleHandle {
@@ -46,6 +53,38 @@ class RuleHandle {
   virtual void StartInvoke(int64_t step, const InvokeInput& input) {
     (void)step;
     (void)input;
+  }
+  // Several steps in one call (`--rule-batch-steps`): a call costs a round trip to an isolated
+  // rule's worker, two context switches that cost more than a small rule's work on a VM.
+  // PredictRequirements: the requirements at a later `step` as an earlier list of the rule moved
+  // to it (its last list of a step of the same mode), when the handle can check the guess where
+  // the rule runs before invoking it (an isolated rule; false otherwise). A predicted list
+  // counts as declared.
+  virtual bool PredictRequirements(int64_t step, std::vector<TensorRequirement>* out) {
+    (void)step;
+    (void)out;
+    return false;
+  }
+  // Drops the predictions not sent with a StartInvokeSteps (their steps are declared again).
+  virtual void ForgetPredictions() {}
+  // What PredictRequirements would say now, without counting it as declared (for a read ahead).
+  virtual bool PeekRequirements(int64_t step, std::vector<TensorRequirement>* out) const {
+    (void)step;
+    (void)out;
+    return false;
+  }
+  // StartInvoke, then Invoke, of `steps` (the first declared, the others predicted; the values of
+  // them all in `input`) in order, in one call. The results of the steps run, in order: at least
+  // one, fewer when the handle sent fewer (an isolated rule keeps a call within a tenth of its
+  // time limit at its recent pace), when a step did not return LITMUS_OK (its result is the
+  // last; LITMUS_CONDITION_MET too unless input.past_firings) or when a step's
+  // predicted list was wrong (that step and the rest did not run: declare them again). By
+  // default, only the first step runs.
+  virtual void StartInvokeSteps(std::span<const int64_t> steps, const InvokeInput& input) {
+    StartInvoke(steps.front(), input);
+  }
+  virtual std::vector<PluginCallResult> InvokeSteps(std::span<const int64_t> steps) {
+    return {Invoke(steps.front())};
   }
   virtual bool polls() const = 0;
   virtual PluginCallResult Poll(int64_t last_step) = 0;
@@ -79,6 +118,9 @@ struct IsolationOptions {
   bool allow_unknown_params = false;
   // --no-series: what rules publish (report_series, thresholds, recommendations) is not kept.
   bool keep_series = true;
+  // --rule-batch-steps: at most this many steps per call of an isolated rule (RuleHandle::
+  // InvokeSteps); 1 = one call per step.
+  size_t batch_steps = 16;
   // Workers started at once by Create (one per rule the job will create: their start-up then
   // overlaps the runner's own setup).
   size_t prestart = 0;

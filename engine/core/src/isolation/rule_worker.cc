@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "isolation/progress_slot.h"
 #include "isolation/protocol.h"
+#include "isolation/requirement_history.h"
 #include "isolation/shared_arena.h"
 #include "isolation/worker_host_api.h"
 #include "isolation/worker_process.h"
@@ -63,13 +65,14 @@ void PutResult(Encoder& out, const PluginCallResult& result) {
 }
 
 // Writes requirement lists as protocol.h says: in full, or kSameRequirements when the list
-// repeats the last one sent relative to its step. Only lists of successful calls are written
-// (the runner reads no list after an error), and only they become the last one.
+// repeats the last one recorded relative to its step. Only lists of successful calls are written
+// (the runner reads no list after an error), and only they are recorded.
 class RequirementsWriter {
  public:
   void Put(Encoder& out, int64_t step, const PluginCallResult& result, std::vector<TensorRequirement> reqs) {
     if (result.status != LITMUS_OK) return;
-    if (Repeats(step, reqs)) {
+    const auto& last = history_.entries();
+    if (!last.empty() && RequirementHistory::IsMoved(last.back().requirements, step - last.back().step, reqs)) {
       out.Put<uint64_t>(kSameRequirements);
     } else {
       out.Put<uint64_t>(reqs.size());
@@ -77,30 +80,21 @@ class RequirementsWriter {
         out.Put<uint32_t>(r.trial).PutString(r.name).PutVector(r.steps).Put<uint8_t>(r.reductions_only ? 1 : 0);
       }
     }
-    last_ = std::move(reqs);
-    last_step_ = step;
+    history_.Record(step, std::move(reqs));
   }
-
- private:
-  bool Repeats(int64_t step, const std::vector<TensorRequirement>& reqs) const {
-    if (!last_step_ || reqs.size() != last_.size()) return false;
-    const int64_t shift = step - *last_step_;
-    for (size_t i = 0; i < reqs.size(); ++i) {
-      const TensorRequirement& a = reqs[i];
-      const TensorRequirement& b = last_[i];
-      if (a.trial != b.trial || a.reductions_only != b.reductions_only || a.steps.size() != b.steps.size() ||
-          a.name != b.name) {
-        return false;
-      }
-      for (size_t j = 0; j < a.steps.size(); ++j) {
-        if (a.steps[j] != b.steps[j] + shift) return false;
-      }
-    }
+  // Whether `reqs` of a call that succeeded are the list recorded at `reference` moved to `step`
+  // (a kInvokeSteps step whose list the runner predicted so): then they are recorded, as the
+  // runner records them.
+  bool Confirm(int64_t step, int64_t reference, const PluginCallResult& result, std::vector<TensorRequirement> reqs) {
+    if (result.status != LITMUS_OK) return false;
+    const std::vector<TensorRequirement>* base = history_.At(reference);
+    if (base == nullptr || !RequirementHistory::IsMoved(*base, step - reference, reqs)) return false;
+    history_.Record(step, std::move(reqs));
     return true;
   }
 
-  std::vector<TensorRequirement> last_;
-  std::optional<int64_t> last_step_;
+ private:
+  RequirementHistory history_;
 };
 
 int Serve(Channel& channel) {
@@ -147,6 +141,11 @@ int Serve(Channel& channel) {
     reply_init(arena.status(), {}, false);
     return 2;
   }
+  StatusOr<std::unique_ptr<ProgressSlot>> progress = ProgressSlot::Map(kWorkerProgressFd);
+  if (!progress.ok()) {
+    reply_init(progress.status(), {}, false);
+    return 2;
+  }
   WorkerConnection connection(&channel, std::move(arena).value(), trial_count);
   connection.log_level = log_level;
   connection.keep_series = keep_series;
@@ -177,6 +176,19 @@ int Serve(Channel& channel) {
   Message request;  // reused, as the reply buffer
   Encoder out;
   RequirementsWriter requirements;
+  // set_required_tensors of the step the runner declares next, after the reply to an invoke,
+  // while the runner does other work (side-effect free by the ABI's contract, so running it early
+  // changes nothing). False when the runner is gone.
+  const auto run_ahead = [&](uint64_t generation, int64_t ahead_step) {
+    connection.BeginRequest(generation);
+    std::vector<TensorRequirement> reqs;
+    Encoder next;
+    next.Put<int64_t>(ahead_step);
+    const PluginCallResult result = instance->RequiredTensors(ahead_step, &reqs);
+    PutResult(next, result);
+    requirements.Put(next, ahead_step, result, std::move(reqs));
+    return channel.Send(MessageType::kAheadReply, next.bytes()) == Channel::Failure::kNone;
+  };
   while (true) {
     if (channel.Receive(&request) != Channel::Failure::kNone) return 0;  // the runner is gone
     Decoder req(request.payload);
@@ -202,17 +214,52 @@ int Serve(Channel& channel) {
         PutResult(out, instance->Invoke(step));
         connection.FlushSeries();
         if (channel.Send(MessageType::kReply, out.bytes()) != Channel::Failure::kNone) return 0;
-        if (!ahead) continue;
-        // set_required_tensors of the step the runner declares next, while it does other work
-        // (side-effect free by the ABI's contract, so running it early changes nothing).
-        connection.BeginRequest(generation);
-        std::vector<TensorRequirement> reqs;
-        Encoder next;
-        next.Put<int64_t>(ahead_step);
-        const PluginCallResult result = instance->RequiredTensors(ahead_step, &reqs);
-        PutResult(next, result);
-        requirements.Put(next, ahead_step, result, std::move(reqs));
-        if (channel.Send(MessageType::kAheadReply, next.bytes()) != Channel::Failure::kNone) return 0;
+        if (ahead && !run_ahead(generation, ahead_step)) return 0;
+        continue;
+      }
+      case MessageType::kInvokeSteps: {
+        const uint64_t generation = req.Get<uint64_t>();
+        const uint64_t count = req.Get<uint64_t>();
+        const bool past_firings = req.Get<uint8_t>() != 0;
+        Encoder results;
+        uint64_t ran = 0;
+        for (; ran < count && !req.failed(); ++ran) {
+          connection.BeginRequest(generation);
+          const int64_t step = req.Get<int64_t>();
+          const int64_t reference = req.Get<int64_t>();
+          const bool invoke = req.Get<uint8_t>() != 0;
+          if (!connection.ReadLocalTensors(req) || !connection.ReadAnswersAhead(req) || req.failed()) return 3;
+          if (ran > 0) {
+            (*progress)->Set(ProgressSlot::Call::kSetRequiredTensors, step);
+            std::vector<TensorRequirement> reqs;
+            const PluginCallResult declared = instance->RequiredTensors(step, &reqs);
+            if (!requirements.Confirm(step, reference, declared, std::move(reqs))) break;
+          }
+          if (!invoke) {  // (the runner skips it: a required tensor is missing)
+            PutResult(results, PluginCallResult{LITMUS_OK, ""});
+            continue;
+          }
+          (*progress)->Set(ProgressSlot::Call::kInvokeAtStep, step);
+          const PluginCallResult result = instance->Invoke(step);
+          PutResult(results, result);
+          if (result.status != LITMUS_OK && !(past_firings && result.status == LITMUS_CONDITION_MET)) {
+            ++ran;
+            break;
+          }
+        }
+        if (req.failed()) return 3;
+        // The ahead pair is after every step's part: the worker skipped the parts it did not run.
+        if (ran < count) {
+          out.Put<uint64_t>(ran).PutRaw(results.bytes());
+          break;
+        }
+        const bool ahead = req.Get<uint8_t>() != 0;
+        const int64_t ahead_step = req.Get<int64_t>();
+        if (req.failed()) return 3;
+        out.Put<uint64_t>(ran).PutRaw(results.bytes());
+        connection.FlushSeries();
+        if (channel.Send(MessageType::kReply, out.bytes()) != Channel::Failure::kNone) return 0;
+        if (ahead && !run_ahead(generation, ahead_step)) return 0;
         continue;
       }
       case MessageType::kPoll: {

@@ -24,7 +24,8 @@ std::string Errno(const std::string& what) { return what + ": " + std::strerror(
 
 }  // namespace
 
-StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(int socket_fd, int arena_fd, std::string log_path,
+StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(int socket_fd, int arena_fd, int progress_fd,
+                                                              std::string log_path,
                                                               uint64_t log_limit) {
   int output[2];
   if (pipe2(output, O_CLOEXEC) != 0) return InternalError(Errno("rule worker: pipe"));
@@ -35,6 +36,7 @@ StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(int socket_fd, int
   posix_spawn_file_actions_adddup2(&actions, output[1], 2);
   posix_spawn_file_actions_adddup2(&actions, socket_fd, kWorkerSocketFd);
   posix_spawn_file_actions_adddup2(&actions, arena_fd, kWorkerArenaFd);
+  posix_spawn_file_actions_adddup2(&actions, progress_fd, kWorkerProgressFd);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // Own process group; default dispositions and an empty mask for the signals the runner handles.

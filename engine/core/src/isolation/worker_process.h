@@ -19,16 +19,17 @@
 
 namespace litmus::isolation {
 
-// The descriptor numbers a worker finds its connection and tensor memory at.
+// The descriptor numbers a worker finds its connection, tensor memory and progress slot at.
 inline constexpr int kWorkerSocketFd = 3;
 inline constexpr int kWorkerArenaFd = 4;
+inline constexpr int kWorkerProgressFd = 5;  // ProgressSlot
 
 class WorkerProcess {
  public:
-  // Starts the worker: `socket_fd` and `arena_fd` (not owned; the caller closes its copies after
-  // this returns) become fds 3 and 4 of the child. Its output goes to `log_path` (created on the
+  // Starts the worker: `socket_fd`, `arena_fd` and `progress_fd` (not owned; the caller closes its
+  // copies after this returns) become fds 3, 4 and 5 of the child. Its output goes to `log_path` (created on the
   // first byte, at most `log_limit` bytes kept; SetLogPath may change the name until then).
-  static StatusOr<std::unique_ptr<WorkerProcess>> Spawn(int socket_fd, int arena_fd, std::string log_path,
+  static StatusOr<std::unique_ptr<WorkerProcess>> Spawn(int socket_fd, int arena_fd, int progress_fd, std::string log_path,
                                                         uint64_t log_limit);
   // Kills the worker if it still runs (SIGKILL), reaps it and joins the log thread.
   ~WorkerProcess();

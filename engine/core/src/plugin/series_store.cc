@@ -133,8 +133,12 @@ void SeriesStore::AddAt(uint32_t at, int64_t step, int32_t mode, double value) {
   Series& s = series_[at];
   ++version_;
   ++s.total_points;
-  s.last = {step, mode, value};
-  s.has_last = true;
+  if (s.recent.size() < kRecentPoints) {
+    s.recent.push_back({step, mode, value});
+  } else {
+    s.recent[s.recent_next] = {step, mode, value};
+    s.recent_next = (s.recent_next + 1) % kRecentPoints;
+  }
   if (keep_new_points_) new_points_.push_back({at, step, value});
   const bool finite = std::isfinite(value);
   if (!s.buckets.empty() && s.buckets.back().count < s.points_per_bucket) {
@@ -232,10 +236,16 @@ void SeriesStore::AddRecommendation(std::string_view text) {
 void SeriesStore::MarkFiring(int64_t step) {
   if (disabled_) return;
   for (Series& s : series_) {
-    if (!s.has_last || s.last.step != step || s.firings.size() >= kMaxFirings) continue;
-    if (!s.firings.empty() && s.firings.back().step == step) continue;
-    s.firings.push_back(s.last);
-    ++version_;
+    if (s.firings.size() >= kMaxFirings || (!s.firings.empty() && s.firings.back().step == step)) continue;
+    // Newest first: the slot before recent_next, backwards around the ring.
+    const size_t n = s.recent.size();
+    for (size_t i = 0; i < n; ++i) {
+      const Point& p = s.recent[(s.recent_next + n - 1 - i) % n];
+      if (p.step != step) continue;
+      s.firings.push_back(p);
+      ++version_;
+      break;
+    }
   }
 }
 

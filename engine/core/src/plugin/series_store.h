@@ -22,6 +22,8 @@ class SeriesStore {
   static constexpr size_t kMaxBuckets = 1024;
   // Series per rule; later ones are counted (dropped_series) but not kept.
   static constexpr size_t kMaxSeries = 256;
+  // Points of each series MarkFiring can still find (the most steps of one call: --rule-batch-steps).
+  static constexpr size_t kRecentPoints = 64;
   // Exact values at firing steps, per series (a --keep-going job that fires at every step keeps
   // the first ones).
   static constexpr size_t kMaxFirings = 4096;
@@ -50,8 +52,11 @@ class SeriesStore {
     std::vector<Bucket> buckets;
     int64_t points_per_bucket = 1;  // the most points a bucket holds (doubles at each merge)
     int64_t total_points = 0;
-    Point last;                     // the last point published (for MarkFiring)
-    bool has_last = false;
+    // The last kRecentPoints points published, oldest first from recent_next once full (for
+    // MarkFiring: a call of several steps publishes the later steps' points before the runner
+    // learns that an earlier one fired).
+    std::vector<Point> recent;
+    size_t recent_next = 0;
     std::vector<Point> firings;
   };
   struct Threshold {
@@ -79,7 +84,8 @@ class SeriesStore {
   // A series has at most one threshold per side (fires_when): an upper and a lower bound.
   void SetThreshold(std::string_view series, double value, int32_t fires_when);
   void AddRecommendation(std::string_view text);
-  // The rule fired at `step`: every series whose last point is at `step` keeps that point.
+  // The rule fired at `step`: every series keeps its newest point at `step`, if among its last
+  // kRecentPoints.
   void MarkFiring(int64_t step);
 
   // `litmus run --no-series`: forgets what was kept and ignores every later Add, SetThreshold,

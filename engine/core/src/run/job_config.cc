@@ -2,6 +2,8 @@
 // from rule parameters (docs/job-contract.md §3).
 #include "run/job_config.h"
 
+#include "plugin/series_store.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -493,6 +495,14 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
     job.poll_interval_ms = *cli.poll_interval_ms;
   } else if (yaml.poll_interval_ms) {
     job.poll_interval_ms = *yaml.poll_interval_ms;
+  }
+  if (cli.rule_batch_steps) {
+    if (*cli.rule_batch_steps < 1 || *cli.rule_batch_steps > static_cast<int64_t>(SeriesStore::kRecentPoints)) {
+      return InvalidArgumentError("--rule-batch-steps must be between 1 and " +
+                                  std::to_string(SeriesStore::kRecentPoints) + ", got " +
+                                  std::to_string(*cli.rule_batch_steps));
+    }
+    job.rule_batch_steps = *cli.rule_batch_steps;
   }
   if (job.poll_interval_ms < 1) {
     return InvalidArgumentError("poll interval must be at least 1 ms, got " + std::to_string(job.poll_interval_ms));

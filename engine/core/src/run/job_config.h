@@ -83,6 +83,9 @@ struct JobConfig {
   bool isolate_rules = true;
   double rule_timeout_s = 300;
   uint64_t rule_memory_bytes = uint64_t{4} << 30;
+  // --rule-batch-steps: at most this many steps per call of an isolated rule (1: a call per step;
+  // docs/run.md "Isolation and limits").
+  int64_t rule_batch_steps = 16;
   // --events-url, --eventbridge-bus, ...: where status events are also published (docs/events.md).
   events::EventDestinations events;
 };
@@ -102,6 +105,7 @@ struct RunCommandLine {
   std::optional<std::string> failure_file;
   std::optional<std::string> logging_level;
   std::optional<int64_t> poll_interval_ms;
+  std::optional<int64_t> rule_batch_steps;
   std::optional<std::string> prefetch_memory;  // "512M", "2G", bytes
   std::optional<std::string> config_file;
   std::vector<std::string> plugin_files;

@@ -1,0 +1,44 @@
+// RequirementHistory: the last few requirement lists of a rule, by the step each was declared or
+// confirmed at, kept alike at both ends of a worker's socket (each end records the same lists in
+// the same order: those the worker sent, and those a kInvokeSteps step confirmed). A call of
+// several steps (--rule-batch-steps) predicts a step's list as an earlier list moved by the
+// difference of their steps and names that earlier step, so that the worker can check the guess
+// against its own copy; choosing a list of a step of the same mode predicts the lists of rules
+// that require other tensors in TRAIN and in EVAL steps. Value type, one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include "plugin/host_api.h"
+
+namespace litmus::isolation {
+
+class RequirementHistory {
+ public:
+  static constexpr size_t kSize = 32;
+  struct Entry {
+    int64_t step = 0;
+    std::vector<TensorRequirement> requirements;
+  };
+
+  void Record(int64_t step, std::vector<TensorRequirement> requirements);
+  // The newest list recorded at `step`, or null.
+  const std::vector<TensorRequirement>* At(int64_t step) const;
+  // Newest last.
+  const std::deque<Entry>& entries() const { return entries_; }
+
+  // `base` with every step moved by `shift`.
+  static std::vector<TensorRequirement> Moved(const std::vector<TensorRequirement>& base, int64_t shift);
+  // Whether `reqs` are `base` moved by `shift` (same order, names, trials, flags).
+  static bool IsMoved(const std::vector<TensorRequirement>& base, int64_t shift,
+                      const std::vector<TensorRequirement>& reqs);
+
+ private:
+  std::deque<Entry> entries_;
+};
+
+}  // namespace litmus::isolation

@@ -1,0 +1,52 @@
+// RequirementHistory (isolation/requirement_history.h): the lists both ends of a worker's socket
+// keep, by step, for the predictions of calls of several steps (--rule-batch-steps): the newest
+// list of a step, the oldest dropped beyond kSize, and "moved by a shift" compared field by field.
+#include "isolation/requirement_history.h"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace litmus::isolation {
+namespace {
+
+std::vector<TensorRequirement> List(const std::string& name, std::vector<int64_t> steps, uint32_t trial = 0,
+                                    bool reductions_only = false) {
+  static std::deque<std::string> names;  // (requirements view their names; a deque keeps them in place)
+  names.push_back(name);
+  return {TensorRequirement{trial, names.back(), std::move(steps), reductions_only}};
+}
+
+TEST(RequirementHistory, NewestListOfAStepAndOldestDroppedBeyondItsSize) {
+  RequirementHistory history;
+  history.Record(5, List("a", {5}));
+  history.Record(5, List("b", {5}));
+  ASSERT_NE(history.At(5), nullptr);
+  EXPECT_EQ(history.At(5)->front().name, "b");
+  EXPECT_EQ(history.At(6), nullptr);
+  for (int64_t s = 10; s < 10 + static_cast<int64_t>(RequirementHistory::kSize); ++s) history.Record(s, List("c", {s}));
+  EXPECT_EQ(history.At(5), nullptr) << "older than the last kSize lists";
+  EXPECT_EQ(history.entries().size(), RequirementHistory::kSize);
+  EXPECT_EQ(history.entries().back().step, 10 + static_cast<int64_t>(RequirementHistory::kSize) - 1);
+}
+
+TEST(RequirementHistory, MovedShiftsEveryStepAndIsMovedComparesEverything) {
+  const auto base = List("w", {3, 4});
+  const auto moved = RequirementHistory::Moved(base, 10);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0].steps, (std::vector<int64_t>{13, 14}));
+  EXPECT_TRUE(RequirementHistory::IsMoved(base, 10, moved));
+  EXPECT_FALSE(RequirementHistory::IsMoved(base, 9, moved));
+  EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, List("w", {13, 15})));    // one step differs
+  EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, List("v", {13, 14})));    // another name
+  EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, List("w", {13, 14}, 1)));  // another trial
+  EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, List("w", {13, 14}, 0, true)));
+  EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, List("w", {13})));        // fewer steps
+  EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, {}));                     // fewer tensors
+  EXPECT_TRUE(RequirementHistory::IsMoved({}, 3, {}));
+}
+
+}  // namespace
+}  // namespace litmus::isolation
