@@ -225,7 +225,7 @@ TEST(FaultGallery, OptionsAndYamlKeys) {
   }
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--isolation", "threads"}, {"--rule-timeout", "0"}, {"--rule-memory", "lots"},
-        {"--param", "rule_timeout=soon"}}) {
+        {"--rule-batch-steps", "0"}, {"--param", "rule_timeout=soon"}}) {
     testing::TempDir out;
     std::vector<std::string> extra = {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin",
                                       LITMUS_FAULT_RULES_PLUGIN, "--rule", "EndlessThread"};

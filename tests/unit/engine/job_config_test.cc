@@ -361,6 +361,25 @@ TEST(JobConfig, ClearErrors) {
   EXPECT_NE(message(bad_yaml).find("broken.yaml"), std::string::npos);
 }
 
+// rule_batch_steps from the YAML, the command line over it, and its bounds from either.
+TEST(JobConfig, RuleBatchStepsFromYamlAndCommandLine) {
+  testing::TempDir dir;
+  dir.WriteFile("job.yaml", "trial: /t\nrule_batch_steps: 4\nrules: [ {rule: X} ]\n");
+  RunCommandLine cli;
+  cli.config_file = dir.str() + "/job.yaml";
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig from_yaml, BuildJobConfig(cli, Env({})));
+  EXPECT_EQ(from_yaml.rule_batch_steps, 4);
+  cli.rule_batch_steps = 1;
+  LITMUS_ASSERT_OK_AND_ASSIGN(JobConfig from_cli, BuildJobConfig(cli, Env({})));
+  EXPECT_EQ(from_cli.rule_batch_steps, 1);
+  dir.WriteFile("bad.yaml", "trial: /t\nrule_batch_steps: 100\nrules: [ {rule: X} ]\n");
+  RunCommandLine bad;
+  bad.config_file = dir.str() + "/bad.yaml";
+  const auto job = BuildJobConfig(bad, Env({}));
+  ASSERT_FALSE(job.ok());
+  EXPECT_NE(job.status().message().find("between 1 and 64, got 100"), std::string::npos) << job.status().message();
+}
+
 TEST(JobConfig, ByteSizes) {
   EXPECT_EQ(ParseByteSize("512M").value(), 512ull << 20);
   EXPECT_EQ(ParseByteSize("2G").value(), 2ull << 30);

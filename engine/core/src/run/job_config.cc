@@ -117,7 +117,7 @@ struct YamlRule {
 struct YamlJob {
   std::optional<std::string> trial, output_dir, message_file, failure_file, logging_level, prefetch_memory;
   std::optional<std::string> isolation, rule_timeout, rule_memory;
-  std::optional<int64_t> poll_interval_ms;
+  std::optional<int64_t> poll_interval_ms, rule_batch_steps;
   std::optional<bool> keep_going, allow_unknown_params, skip_damaged, fresh;
   std::vector<std::string> plugins, plugin_dirs;
   ParameterMap job_parameters;  // start_step, end_step, other trials given at the top level
@@ -163,7 +163,7 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
         "trial", "output_dir", "message_file", "failure_file", "logging_level", "poll_interval_ms",
         "prefetch_memory", "keep_going", "plugins", "plugin_dirs", "start_step", "end_step",
         "other_trials", "rules", "DebugRuleConfigurations", "allow_unknown_params", "skip_damaged", "fresh",
-        "isolation", "rule_timeout", "rule_memory"};
+        "isolation", "rule_timeout", "rule_memory", "rule_batch_steps"};
     for (const auto& kv : root) {
       const std::string key = Scalar(kv.first);
       if (!kKeys.count(key)) {
@@ -171,7 +171,7 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
                                     "start_step, end_step, other_trials, plugins, plugin_dirs, logging_level, "
                                     "poll_interval_ms, prefetch_memory, keep_going, allow_unknown_params, "
                                     "skip_damaged, fresh, message_file, failure_file, isolation, rule_timeout, "
-                                    "rule_memory)");
+                                    "rule_memory, rule_batch_steps)");
       }
     }
     auto opt = [&](const char* key, std::optional<std::string>* out) {
@@ -187,6 +187,7 @@ StatusOr<YamlJob> LoadYaml(const std::string& path) {
     opt("rule_timeout", &job.rule_timeout);
     opt("rule_memory", &job.rule_memory);
     if (root["poll_interval_ms"]) job.poll_interval_ms = root["poll_interval_ms"].as<int64_t>();
+    if (root["rule_batch_steps"]) job.rule_batch_steps = root["rule_batch_steps"].as<int64_t>();
     if (root["keep_going"]) job.keep_going = root["keep_going"].as<bool>();
     if (root["allow_unknown_params"]) job.allow_unknown_params = root["allow_unknown_params"].as<bool>();
     if (root["skip_damaged"]) job.skip_damaged = root["skip_damaged"].as<bool>();
@@ -496,13 +497,12 @@ StatusOr<JobConfig> BuildJobConfig(const RunCommandLine& cli, const GetEnvFn& ge
   } else if (yaml.poll_interval_ms) {
     job.poll_interval_ms = *yaml.poll_interval_ms;
   }
-  if (cli.rule_batch_steps) {
-    if (*cli.rule_batch_steps < 1 || *cli.rule_batch_steps > static_cast<int64_t>(SeriesStore::kRecentPoints)) {
+  if (const auto& batch = cli.rule_batch_steps ? cli.rule_batch_steps : yaml.rule_batch_steps) {
+    if (*batch < 1 || *batch > static_cast<int64_t>(SeriesStore::kRecentPoints)) {
       return InvalidArgumentError("--rule-batch-steps must be between 1 and " +
-                                  std::to_string(SeriesStore::kRecentPoints) + ", got " +
-                                  std::to_string(*cli.rule_batch_steps));
+                                  std::to_string(SeriesStore::kRecentPoints) + ", got " + std::to_string(*batch));
     }
-    job.rule_batch_steps = *cli.rule_batch_steps;
+    job.rule_batch_steps = *batch;
   }
   if (job.poll_interval_ms < 1) {
     return InvalidArgumentError("poll interval must be at least 1 ms, got " + std::to_string(job.poll_interval_ms));
