@@ -199,6 +199,33 @@ TEST(FaultGallery, SigtermStopsAJobWhoseRuleNeverReturns) {
   }
 }
 
+// With --keep-going a firing does not end a call of several steps: a rule that fires at steps 1
+// and 2 and crashes at step 3 inside one call still reports both firings (ProgressSlot), then
+// its Error at step 3, as with one step per call.
+TEST(FaultGallery, FiringsBeforeACrashInTheSameCallAreKept) {
+  for (const char* batch : {"1", "16"}) {
+    SCOPED_TRACE(std::string("--rule-batch-steps ") + batch);
+    testing::TempDir out;
+    const std::vector<std::string> extra = {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin",
+                                            LITMUS_FAULT_RULES_PLUGIN, "--rule", "Segfault", "--param", "fires_from=1",
+                                            "--param", "at_step=3", "--keep-going", "--rule-batch-steps", batch};
+    const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd, std::chrono::seconds(120));
+    ASSERT_FALSE(result.timed_out);
+    EXPECT_EQ(result.exit_code, 3) << result.err;
+    std::vector<int64_t> fired;
+    for (const Json& e : ReadEvents(out.path())) {
+      if (e["event"] == "RuleEvaluationConditionMet") fired.push_back(e["step"].get<int64_t>());
+    }
+    EXPECT_EQ(fired, (std::vector<int64_t>{1, 2}));
+    const Json status = ReadJson(out.path() / "status.json");
+    EXPECT_EQ(status["RuleEvaluationStatus"], "Error") << status.dump();
+    const std::string details = status["StatusDetails"];
+    EXPECT_NE(details.find("invoke_at_step at step 3"), std::string::npos) << details;
+    EXPECT_NE(details.find("SIGSEGV"), std::string::npos) << details;
+    EXPECT_EQ(ReadJson(out.path() / "rule-reports" / "Segfault.json")["RuleTriggered"], 2);
+  }
+}
+
 // The options and their YAML keys: a rule's own rule_timeout (a runner key: the rule never sees
 // it), isolation: none from the YAML, and bad values as one-line client errors.
 TEST(FaultGallery, OptionsAndYamlKeys) {

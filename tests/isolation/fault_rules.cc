@@ -29,15 +29,17 @@ namespace {
 
 class FaultRule : public litmus::Rule {
  public:
-  explicit FaultRule(const litmus::RuleArgs& args) : Rule(args), at_step_(param_int("at_step")) {}
+  explicit FaultRule(const litmus::RuleArgs& args)
+      : Rule(args), at_step_(param_int("at_step")), fires_from_(param_int("fires_from")) {}
   bool invoke_at_step(int64_t step) override {
     if (step >= at_step_) Misbehave();
-    return false;
+    return fires_from_ >= 0 && step >= fires_from_;
   }
   virtual void Misbehave() = 0;
 
  protected:
   int64_t at_step_;
+  int64_t fires_from_;
 };
 
 class Segfault : public FaultRule {
@@ -158,7 +160,8 @@ class FloodStdout : public FaultRule {
 
 #define FAULT_RULE(Class, what)                                                   \
   LITMUS_RULE(Class, #Class, "1.0.0", what,                                      \
-              litmus::IntParam("at_step", "2", "first global step that misbehaves"))
+              litmus::IntParam("at_step", "2", "first global step that misbehaves"), \
+              litmus::IntParam("fires_from", "-1", "first global step it fires at before that (-1: none)"))
 
 LITMUS_RULE_PLUGIN("fault_rules", "1.0.0",
                    FAULT_RULE(Segfault, "writes through a null pointer"),

@@ -762,7 +762,7 @@ void IsolatedRule::StartInvokeSteps(std::span<const int64_t> all_steps, const In
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                                std::chrono::duration<double>(limits_.timeout_s));
   const Channel::Limits limits{deadline, [] { return StopRequested(); }};
-  progress_->Set(ProgressSlot::Call::kNone, 0);  // (before the worker can set it)
+  progress_->Reset();  // (before the worker can write it)
   if (const auto f = channel_->Send(MessageType::kInvokeSteps, request.bytes(), limits); f != Channel::Failure::kNone) {
     Broken(f, AtSteps(steps));  // InvokeSteps reports it
     return;
@@ -791,17 +791,25 @@ std::vector<PluginCallResult> IsolatedRule::InvokeSteps(std::span<const int64_t>
   const std::optional<PluginCallResult> failed = Call(MessageType::kNone, {}, PluginCallPhase::kInvoke, what, &reply);
   query_step_.reset();
   if (failed) {
-    // A worker that crashed, exited or hung inside the call: at the step and call it was in.
+    // A worker that crashed, exited or hung inside the call: the steps it finished keep their
+    // outcomes (a firing among them is reported), and the failure is at the step and call it
+    // was in, as with one step per call.
     const ProgressSlot::Progress at = progress_->Get();
-    if (failed_ && at.call != ProgressSlot::Call::kNone && failed_->message.ends_with(what)) {
-      failed_->message.resize(failed_->message.size() - what.size());
-      failed_->message += AtStep(at.call == ProgressSlot::Call::kInvokeAtStep ? "invoke_at_step" : "set_required_tensors",
-                                 at.step) +
-                          " (a call of steps " + std::to_string(steps.front()) + "-" + std::to_string(steps.back()) +
-                          ", --rule-batch-steps)";
-      return {*failed_};
+    if (!failed_ || stopped_ || at.call == ProgressSlot::Call::kNone || !failed_->message.ends_with(what)) {
+      return {*failed};
     }
-    return {*failed};
+    std::vector<PluginCallResult> results;
+    for (size_t k = 0; k < std::min(at.finished, steps.size() - 1); ++k) {
+      const bool fired = k < ProgressSlot::kMaxSteps && (at.fired >> k & 1) != 0;
+      results.push_back({fired ? LITMUS_CONDITION_MET : LITMUS_OK, ""});
+    }
+    failed_->message.resize(failed_->message.size() - what.size());
+    failed_->message += AtStep(at.call == ProgressSlot::Call::kInvokeAtStep ? "invoke_at_step" : "set_required_tensors",
+                               at.step) +
+                        " (a call of steps " + std::to_string(steps.front()) + "-" + std::to_string(steps.back()) +
+                        ", --rule-batch-steps)";
+    results.push_back(*failed_);
+    return results;
   }
   Decoder in(reply.payload);
   const uint64_t ran = in.Get<uint64_t>();
@@ -811,8 +819,8 @@ std::vector<PluginCallResult> IsolatedRule::InvokeSteps(std::span<const int64_t>
   std::vector<PluginCallResult> results;
   for (uint64_t k = 0; k < ran; ++k) {
     std::optional<PluginCallResult> result = ReadResult(in, AtStep("invoke_at_step", steps[k]));
-    if (failed_) return {*failed_};
     results.push_back(*std::move(result));
+    if (failed_) return results;  // (the steps before keep their outcomes)
   }
   results.back().data_loss = ctx_.data_loss;  // (the runner's host functions answered the worker's reads)
   // The worker confirmed and recorded the lists of the steps it ran after the first: so here.

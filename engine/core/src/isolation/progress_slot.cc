@@ -43,6 +43,17 @@ ProgressSlot::~ProgressSlot() {
   close(fd_);
 }
 
+void ProgressSlot::Reset() {
+  shared_->finished.store(0, std::memory_order_relaxed);
+  shared_->fired.store(0, std::memory_order_relaxed);
+  Set(Call::kNone, 0);
+}
+
+void ProgressSlot::Finished(size_t index, bool fired) {
+  if (fired && index < kMaxSteps) shared_->fired.fetch_or(uint64_t{1} << index, std::memory_order_relaxed);
+  shared_->finished.store(index + 1, std::memory_order_release);
+}
+
 void ProgressSlot::Set(Call call, int64_t step) {
   shared_->step.store(step, std::memory_order_relaxed);
   shared_->call.store(static_cast<int32_t>(call), std::memory_order_release);
@@ -52,6 +63,8 @@ ProgressSlot::Progress ProgressSlot::Get() const {
   Progress p;
   p.call = static_cast<Call>(shared_->call.load(std::memory_order_acquire));
   p.step = shared_->step.load(std::memory_order_relaxed);
+  p.finished = static_cast<size_t>(shared_->finished.load(std::memory_order_acquire));
+  p.fired = shared_->fired.load(std::memory_order_relaxed);
   return p;
 }
 

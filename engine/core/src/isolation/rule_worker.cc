@@ -237,6 +237,7 @@ int Serve(Channel& channel) {
           }
           if (!invoke) {  // (the runner skips it: a required tensor is missing)
             PutResult(results, PluginCallResult{LITMUS_OK, ""});
+            (*progress)->Finished(ran, false);
             continue;
           }
           (*progress)->Set(ProgressSlot::Call::kInvokeAtStep, step);
@@ -246,6 +247,7 @@ int Serve(Channel& channel) {
             ++ran;
             break;
           }
+          (*progress)->Finished(ran, result.status == LITMUS_CONDITION_MET);
         }
         if (req.failed()) return 3;
         // The ahead pair is after every step's part: the worker skipped the parts it did not run.
