@@ -217,13 +217,27 @@ PluginCallResult IsolatedRule::Broken(Channel::Failure failure, const std::strin
   return Fail(what, DescribeWaitStatus(*status));
 }
 
+Channel::Limits IsolatedRule::CallLimits() const {
+  const auto timeout = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(limits_.timeout_s));
+  return Channel::Limits{std::chrono::steady_clock::now() + timeout, [] { return StopRequested(); }};
+}
+
+bool IsolatedRule::SendRequest(MessageType type, const std::string& payload, const std::string& what) {
+  // The deadline of the call starts when its reply is awaited; sending only waits for a full
+  // socket buffer.
+  if (const auto f = channel_->Send(type, payload, CallLimits()); f != Channel::Failure::kNone) {
+    Broken(f, what);  // the call's receiving half reports it
+    return false;
+  }
+  return true;
+}
+
 std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::string& payload,
                                                    PluginCallPhase phase, const std::string& what, Message* reply,
                                                    MessageType expected) {
   if (failed_) return failed_;
-  const auto timeout = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(limits_.timeout_s));
-  const Channel::Limits limits{std::chrono::steady_clock::now() + timeout, [] { return StopRequested(); }};
+  const Channel::Limits limits = CallLimits();
   ctx_.BeginCall(phase);
   struct EndCall {
     IsolatedRule* self;
@@ -759,14 +773,8 @@ void IsolatedRule::StartInvokeSteps(std::span<const int64_t> all_steps, const In
     AppendStepQueryAnswers(steps[k], declares, request);
   }
   request.Put<uint8_t>(next ? 1 : 0).Put<int64_t>(next.value_or(0));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                               std::chrono::duration<double>(limits_.timeout_s));
-  const Channel::Limits limits{deadline, [] { return StopRequested(); }};
   progress_->Reset();  // (before the worker can write it)
-  if (const auto f = channel_->Send(MessageType::kInvokeSteps, request.bytes(), limits); f != Channel::Failure::kNone) {
-    Broken(f, AtSteps(steps));  // InvokeSteps reports it
-    return;
-  }
+  if (!SendRequest(MessageType::kInvokeSteps, request.bytes(), AtSteps(steps))) return;
   started_steps_ = Started{steps.front(), generation, next};
 }
 
@@ -846,14 +854,7 @@ void IsolatedRule::StartInvoke(int64_t step, const InvokeInput& input) {
   if (failed_) return;
   const Started started{step, Generation(), NextDeclareStep()};
   std::string request = InvokeRequest(started, input);
-  // The deadline of the call starts in Invoke; sending only waits for a full socket buffer.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                               std::chrono::duration<double>(limits_.timeout_s));
-  const Channel::Limits limits{deadline, [] { return StopRequested(); }};
-  if (const auto f = channel_->Send(MessageType::kInvoke, request, limits); f != Channel::Failure::kNone) {
-    Broken(f, AtStep("invoke_at_step", step));  // Invoke reports it
-    return;
-  }
+  if (!SendRequest(MessageType::kInvoke, request, AtStep("invoke_at_step", step))) return;
   started_ = started;
 }
 

@@ -86,6 +86,11 @@ class IsolatedRule : public RuleHandle {
   std::optional<PluginCallResult> Call(MessageType type, const std::string& payload, PluginCallPhase phase,
                                        const std::string& what, Message* reply,
                                        MessageType expected = MessageType::kReply);
+  // A call's limits: the rule's timeout from now, and a stop request.
+  Channel::Limits CallLimits() const;
+  // Sends the request of a call whose reply is received later (StartInvoke, StartInvokeSteps);
+  // false, and the rule broken (the receiving half reports it as `what`), if it could not.
+  bool SendRequest(MessageType type, const std::string& payload, const std::string& what);
   // Answers one kQuery with the runner's host functions.
   std::string Answer(std::string_view query);
   // The worker is gone or must go: kills and reaps it, and fails this and every later call.
@@ -164,7 +169,7 @@ class IsolatedRule : public RuleHandle {
   // The list a prediction for `step` moves: the newest predicted or recorded before it, of a step
   // of the same mode if there is one.
   const RequirementHistory::Entry* ReferenceFor(int64_t step) const;
-  // "in invoke_at_step of steps A–B (one call)" for a call of `steps`.
+  // "in a call of steps A-B (--rule-batch-steps)" for a call of `steps`.
   static std::string AtSteps(std::span<const int64_t> steps);
   // Queries about "this step" (tensor_names with a step, step_mode): rules ask them at every
   // step, so each one seen is answered ahead with the next Invoke (templates, step zeroed).

@@ -705,6 +705,28 @@ struct JobRunner::Impl {
     }
   }
 
+  // Applies what a rule's call returned for `step`. --skip-damaged covers a damaged record the
+  // rule read itself too.
+  void ApplyInvokeResult(RuleState& r, int64_t step, const PluginCallResult& result) {
+    std::string message;
+    StepOutcome outcome = Classify(r, result, &message);
+    if (outcome == StepOutcome::kClientError && !result.data_loss.empty() && config.skip_damaged) {
+      SkippedDamaged(r, step, DataLossError(result.data_loss));
+      outcome = StepOutcome::kSkipped;
+    }
+    Apply(r, step, outcome, message);
+  }
+
+  // Reads `keys` (sorted; what the prefetch did not read) and merges their values into `readable`.
+  void ReadInto(const std::vector<ReadKey>& keys) {
+    std::vector<ReadValue> read_now;
+    ReadAll(keys, &read_now);
+    if (read_now.empty()) return;
+    const size_t middle = readable.size();
+    readable.insert(readable.end(), std::make_move_iterator(read_now.begin()), std::make_move_iterator(read_now.end()));
+    std::inplace_merge(readable.begin(), readable.begin() + static_cast<std::ptrdiff_t>(middle), readable.end());
+  }
+
   StepOutcome Classify(const RuleState& r, const PluginCallResult& result, std::string* message) {
     // (An isolated rule's worker killed by the stop: its call has no outcome.)
     if (r.instance->stopped()) return StepOutcome::kInterrupted;
@@ -923,13 +945,7 @@ struct JobRunner::Impl {
         ReadAll(prefetched, &prefetched_readable);
       });
     }
-    std::vector<ReadValue> read_now;
-    ReadAll(unread, &read_now);
-    if (!read_now.empty()) {
-      const size_t middle = readable.size();
-      readable.insert(readable.end(), std::make_move_iterator(read_now.begin()), std::make_move_iterator(read_now.end()));
-      std::inplace_merge(readable.begin(), readable.begin() + static_cast<std::ptrdiff_t>(middle), readable.end());
-    }
+    ReadInto(unread);
     if (isolation != nullptr && isolation->options().batch_steps > 1) last_step_bytes = BytesOf(readable);
     std::vector<RuleState*> to_invoke;
     for (RuleState* r : ready) {
@@ -946,7 +962,6 @@ struct JobRunner::Impl {
     // 3. Invoke (instances in parallel; each on one thread). A single instance runs right here:
     //    inside a parallel_for this thread could pick up the background prefetch and keep the
     //    rule waiting for it.
-    std::vector<std::pair<StepOutcome, std::string>> outcomes(to_invoke.size());
     // Isolated rules start at once, reading the step's values from the shared memory through one
     // table (kept until the next step's: every Invoke of this step has returned by then).
     if (!to_invoke.empty() && isolation != nullptr) step_table = isolation->ShareStep(readable, trial_pointers);
@@ -957,27 +972,16 @@ struct JobRunner::Impl {
                                                  .past_firings = false,
                                                  .skip = {}});
     }
-    std::vector<std::string> damage(to_invoke.size());
+    std::vector<PluginCallResult> results(to_invoke.size());
     const auto invoke = [&](size_t i) {
-      std::string message;
-      PluginCallResult result = Timed(*to_invoke[i], [&] { return to_invoke[i]->instance->Invoke(step); });
-      outcomes[i].first = Classify(*to_invoke[i], result, &message);
-      outcomes[i].second = std::move(message);
-      damage[i] = std::move(result.data_loss);
+      results[i] = Timed(*to_invoke[i], [&] { return to_invoke[i]->instance->Invoke(step); });
     };
     if (to_invoke.size() == 1) {
       invoke(0);
     } else {
       tbb::parallel_for(size_t{0}, to_invoke.size(), invoke);
     }
-    for (size_t i = 0; i < to_invoke.size(); ++i) {
-      // --skip-damaged covers a damaged record the rule read itself too.
-      if (outcomes[i].first == StepOutcome::kClientError && !damage[i].empty() && config.skip_damaged) {
-        SkippedDamaged(*to_invoke[i], step, DataLossError(damage[i]));
-        outcomes[i].first = StepOutcome::kSkipped;
-      }
-      Apply(*to_invoke[i], step, outcomes[i].first, outcomes[i].second);
-    }
+    for (size_t i = 0; i < to_invoke.size(); ++i) ApplyInvokeResult(*to_invoke[i], step, results[i]);
     // 4. Declare what the prefetch that the next step starts will read: for each rule still
     //    running, the step after its next one (while this thread declares, the prefetch of the
     //    next step is still reading).
@@ -1115,11 +1119,7 @@ struct JobRunner::Impl {
     prefetched.clear();
     upcoming.clear();
     upcoming_for.reset();
-    std::vector<ReadValue> read_now;
-    ReadAll(unread, &read_now);
-    const size_t middle = readable.size();
-    readable.insert(readable.end(), std::make_move_iterator(read_now.begin()), std::make_move_iterator(read_now.end()));
-    std::inplace_merge(readable.begin(), readable.begin() + static_cast<std::ptrdiff_t>(middle), readable.end());
+    ReadInto(unread);
     // A step whose fetch check finds a tensor missing is skipped, as EvaluateStep skips it, once
     // the rule's worker confirmed the list (a wrong guess must not skip a step).
     std::vector<std::vector<uint8_t>> skip(ready.size(), std::vector<uint8_t>(window.size(), 0));
@@ -1196,13 +1196,7 @@ struct JobRunner::Impl {
           evaluated = std::max(evaluated, k + 1);
           continue;
         }
-        std::string message;
-        StepOutcome outcome = Classify(r, results[i][k], &message);
-        if (outcome == StepOutcome::kClientError && !results[i][k].data_loss.empty() && config.skip_damaged) {
-          SkippedDamaged(r, window[k], DataLossError(results[i][k].data_loss));
-          outcome = StepOutcome::kSkipped;
-        }
-        Apply(r, window[k], outcome, message);
+        ApplyInvokeResult(r, window[k], results[i][k]);
         evaluated = std::max(evaluated, k + 1);
       }
     }
