@@ -708,27 +708,28 @@ const RequirementHistory::Entry* IsolatedRule::ReferenceFor(int64_t step) const 
   return same_mode != nullptr ? same_mode : newest;
 }
 
+std::optional<int64_t> IsolatedRule::MovedReference(int64_t step, std::vector<TensorRequirement>* out) const {
+  if (failed_ || trials_.empty()) return std::nullopt;
+  const RequirementHistory::Entry* reference = ReferenceFor(step);
+  if (reference == nullptr) return std::nullopt;
+  *out = RequirementHistory::Moved(reference->requirements, step - reference->step);
+  return reference->step;
+}
+
 bool IsolatedRule::PredictRequirements(int64_t step, std::vector<TensorRequirement>* out) {
   DrainAhead();
-  if (failed_ || trials_.empty()) return false;
   // Predictions of one call come in step order; an older one was not sent (ForgetPredictions).
   while (!predicted_.empty() && predicted_.back().step >= step) predicted_.pop_back();
-  const RequirementHistory::Entry* reference = ReferenceFor(step);
-  if (reference == nullptr) return false;
-  const int64_t reference_step = reference->step;  // (it may be in predicted_)
-  *out = RequirementHistory::Moved(reference->requirements, step - reference_step);
-  references_[step] = reference_step;
+  const std::optional<int64_t> reference_step = MovedReference(step, out);
+  if (!reference_step) return false;
+  references_[step] = *reference_step;
   predicted_.push_back({step, *out});
   declared_[step] = *out;
   return true;
 }
 
 bool IsolatedRule::PeekRequirements(int64_t step, std::vector<TensorRequirement>* out) const {
-  if (failed_ || trials_.empty()) return false;
-  const RequirementHistory::Entry* reference = ReferenceFor(step);
-  if (reference == nullptr) return false;
-  *out = RequirementHistory::Moved(reference->requirements, step - reference->step);
-  return true;
+  return MovedReference(step, out).has_value();
 }
 
 void IsolatedRule::ForgetPredictions() {

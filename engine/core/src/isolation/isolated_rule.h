@@ -169,6 +169,9 @@ class IsolatedRule : public RuleHandle {
   // The list a prediction for `step` moves: the newest predicted or recorded before it, of a step
   // of the same mode if there is one.
   const RequirementHistory::Entry* ReferenceFor(int64_t step) const;
+  // Sets *out to ReferenceFor(step)'s list moved to `step` and returns that list's step; nullopt
+  // (nothing to predict from, or the rule failed) leaves *out alone.
+  std::optional<int64_t> MovedReference(int64_t step, std::vector<TensorRequirement>* out) const;
   // "in a call of steps A-B (--rule-batch-steps)" for a call of `steps`.
   static std::string AtSteps(std::span<const int64_t> steps);
   // Queries about "this step" (tensor_names with a step, step_mode): rules ask them at every

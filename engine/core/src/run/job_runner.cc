@@ -730,10 +730,10 @@ struct JobRunner::Impl {
   StepOutcome Classify(const RuleState& r, const PluginCallResult& result, std::string* message) {
     // (An isolated rule's worker killed by the stop: its call has no outcome.)
     if (r.instance->stopped()) return StepOutcome::kInterrupted;
+    if (result.status == LITMUS_OK) return StepOutcome::kNotMet;  // (the usual outcome: no text built)
     const std::string who = "rule " + r.config.rule + " (" + r.config.configuration_name + ", plugin " +
                             r.instance->rule().plugin_path + ")";
     switch (result.status) {
-      case LITMUS_OK: return StepOutcome::kNotMet;
       case LITMUS_CONDITION_MET: return StepOutcome::kMet;
       case LITMUS_TENSOR_UNAVAILABLE_FOR_STEP:
       case LITMUS_TENSOR_UNAVAILABLE:
