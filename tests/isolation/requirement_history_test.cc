@@ -1,9 +1,11 @@
 // RequirementHistory (isolation/requirement_history.h): the lists both ends of a worker's socket
 // keep, by step, for the predictions of calls of several steps (--rule-batch-steps): the newest
-// list of a step, the oldest dropped beyond kSize, and "moved by a shift" compared field by field.
+// list of a step, the oldest dropped beyond kSize, "moved by a shift" compared field by field, and
+// the distance at which a rule's lists repeat.
 #include "isolation/requirement_history.h"
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,43 @@ TEST(RequirementHistory, MovedShiftsEveryStepAndIsMovedComparesEverything) {
   EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, List("w", {13})));        // fewer steps
   EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, {}));                     // fewer tensors
   EXPECT_TRUE(RequirementHistory::IsMoved({}, 3, {}));
+}
+
+// WeightUpdateRatio on a trial of 10 TRAIN steps then 2 EVAL steps, over and over: at a TRAIN
+// step the weight at the previous TRAIN step and this one, at an EVAL step nothing.
+std::vector<TensorRequirement> CompareWithPreviousTrainStep(int64_t step) {
+  if (step % 12 >= 10) return {};
+  const int64_t previous = step % 12 == 0 ? step - 3 : step - 1;
+  return List("w", {previous, step});
+}
+
+TEST(RequirementHistory, RepeatDistanceIsThePeriodOfListsThatDependOnTheModesAround) {
+  RequirementHistory history;
+  for (int64_t s = 12; s < 12 + 20; ++s) history.Record(s, CompareWithPreviousTrainStep(s));
+  ASSERT_EQ(history.RepeatDistance(), 12);
+  // Moving the list one period back predicts every later step, across the mode changes.
+  for (int64_t s = 32; s < 32 + 24; ++s) {
+    const auto* base = history.At(s - 12);
+    ASSERT_NE(base, nullptr);
+    EXPECT_TRUE(RequirementHistory::IsMoved(*base, 12, CompareWithPreviousTrainStep(s))) << "step " << s;
+    history.Record(s, CompareWithPreviousTrainStep(s));
+  }
+  EXPECT_EQ(history.RepeatDistance(), 12);
+}
+
+TEST(RequirementHistory, RepeatDistanceOfTheSameTensorsEveryStepIsOne) {
+  RequirementHistory history;
+  for (int64_t s = 0; s < 8; ++s) history.Record(s, List("g", {s}));
+  EXPECT_EQ(history.RepeatDistance(), 1);
+}
+
+TEST(RequirementHistory, NoRepeatDistanceWithoutEnoughListsOrWhenNoneHolds) {
+  RequirementHistory few;
+  for (int64_t s = 0; s < RequirementHistory::kMinRepeats; ++s) few.Record(s, List("g", {s}));
+  EXPECT_EQ(few.RepeatDistance(), std::nullopt) << "kMinRepeats - 1 lists one step apart";
+  RequirementHistory irregular;  // each step compares with a step further back than the last
+  for (int64_t s = 0; s < 32; ++s) irregular.Record(100 + s, List("w", {100 + s - s * s, 100 + s}));
+  EXPECT_EQ(irregular.RepeatDistance(), std::nullopt);
 }
 
 }  // namespace

@@ -688,7 +688,21 @@ void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t>
   out.Put<uint64_t>(count).PutRaw(answers.bytes());
 }
 
+const RequirementHistory::Entry* IsolatedRule::KnownList(int64_t step) const {
+  for (auto it = predicted_.rbegin(); it != predicted_.rend(); ++it) {
+    if (it->step == step) return &*it;
+  }
+  const auto& recorded = history_.entries();
+  for (auto it = recorded.rbegin(); it != recorded.rend(); ++it) {
+    if (it->step == step) return &*it;
+  }
+  return nullptr;
+}
+
 const RequirementHistory::Entry* IsolatedRule::ReferenceFor(int64_t step) const {
+  if (repeat_distance_) {
+    if (const RequirementHistory::Entry* e = KnownList(step - *repeat_distance_)) return e;
+  }
   // The newest list (those predicted for this call first), preferably of a step of the same mode.
   const auto mode = [&](int64_t s) {
     const auto m = trials_[0]->ModeOfGlobalStep(s);
@@ -718,6 +732,9 @@ std::optional<int64_t> IsolatedRule::MovedReference(int64_t step, std::vector<Te
 
 bool IsolatedRule::PredictRequirements(int64_t step, std::vector<TensorRequirement>* out) {
   DrainAhead();
+  // (A rule whose list depends on the modes of the steps around it, as WeightUpdateRatio's on
+  // the previous TRAIN step, repeats its lists with the period of the trial's TRAIN/EVAL pattern.)
+  if (std::exchange(mispredicted_, false)) repeat_distance_ = history_.RepeatDistance();
   // Predictions of one call come in step order; an older one was not sent (ForgetPredictions).
   while (!predicted_.empty() && predicted_.back().step >= step) predicted_.pop_back();
   const std::optional<int64_t> reference_step = MovedReference(step, out);
@@ -839,6 +856,13 @@ std::vector<PluginCallResult> IsolatedRule::InvokeSteps(std::span<const int64_t>
     const std::vector<TensorRequirement>* list = it != predicted.end() ? &it->requirements : history_.At(steps[k]);
     if (list == nullptr) return {Fail(what, "ran a step whose list the runner lacks (internal error)")};
     history_.Record(steps[k], std::vector<TensorRequirement>(*list));
+  }
+  // A call that stopped before a predicted step whose outcome let it go on: the worker found
+  // that step's list different (or the rule fired: then a search for nothing).
+  if (ran < steps.size() && std::any_of(predicted.begin(), predicted.end(), [&](const RequirementHistory::Entry& e) {
+        return e.step == steps[ran];
+      })) {
+    mispredicted_ = true;
   }
   if (ran == steps.size()) {
     last_declared_ = std::max(last_declared_.value_or(steps.back()), steps.back());

@@ -166,9 +166,14 @@ class IsolatedRule : public RuleHandle {
   // The slowest recent time per step of an invoke call, and how many steps fit in one call.
   double step_seconds_ = 0;
   size_t StepsThatFit(size_t steps) const;
-  // The list a prediction for `step` moves: the newest predicted or recorded before it, of a step
-  // of the same mode if there is one.
+  // The list a prediction for `step` moves: the list repeat_distance_ steps before it if known,
+  // else the newest predicted or recorded before it, of a step of the same mode if there is one.
   const RequirementHistory::Entry* ReferenceFor(int64_t step) const;
+  // The newest list predicted or recorded at `step`, or null.
+  const RequirementHistory::Entry* KnownList(int64_t step) const;
+  // RequirementHistory::RepeatDistance, found again after each prediction that failed.
+  std::optional<int64_t> repeat_distance_;
+  bool mispredicted_ = false;  // the last InvokeSteps stopped before a predicted step
   // Sets *out to ReferenceFor(step)'s list moved to `step` and returns that list's step; nullopt
   // (nothing to predict from, or the rule failed) leaves *out alone.
   std::optional<int64_t> MovedReference(int64_t step, std::vector<TensorRequirement>* out) const;

@@ -15,6 +15,21 @@ const std::vector<TensorRequirement>* RequirementHistory::At(int64_t step) const
   return nullptr;
 }
 
+std::optional<int64_t> RequirementHistory::RepeatDistance() const {
+  for (int64_t d = 1; d < static_cast<int64_t>(kSize); ++d) {
+    int checks = 0;
+    bool holds = true;
+    for (auto it = entries_.rbegin(); it != entries_.rend() && holds; ++it) {
+      const std::vector<TensorRequirement>* base = At(it->step - d);
+      if (base == nullptr) continue;
+      holds = IsMoved(*base, d, it->requirements);
+      ++checks;
+    }
+    if (holds && checks >= kMinRepeats) return d;
+  }
+  return std::nullopt;
+}
+
 std::vector<TensorRequirement> RequirementHistory::Moved(const std::vector<TensorRequirement>& base, int64_t shift) {
   std::vector<TensorRequirement> out = base;
   for (TensorRequirement& r : out) {

@@ -4,12 +4,15 @@
 // several steps (--rule-batch-steps) predicts a step's list as an earlier list moved by the
 // difference of their steps and names that earlier step, so that the worker can check the guess
 // against its own copy; choosing a list of a step of the same mode predicts the lists of rules
-// that require other tensors in TRAIN and in EVAL steps. Value type, one thread.
+// that require other tensors in TRAIN and in EVAL steps, and the list one period earlier
+// (RepeatDistance) those of rules whose lists depend on the modes of the steps around them.
+// Value type, one thread.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -30,6 +33,11 @@ class RequirementHistory {
   const std::vector<TensorRequirement>* At(int64_t step) const;
   // Newest last.
   const std::deque<Entry>& entries() const { return entries_; }
+
+  // The smallest distance d such that each recorded list whose step d steps earlier is recorded
+  // too is that list moved by d, checked on at least kMinRepeats lists; nullopt if none is.
+  static constexpr int kMinRepeats = 3;
+  std::optional<int64_t> RepeatDistance() const;
 
   // `base` with every step moved by `shift`.
   static std::vector<TensorRequirement> Moved(const std::vector<TensorRequirement>& base, int64_t shift);
