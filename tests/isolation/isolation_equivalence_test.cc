@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,36 @@ TEST(IsolationEquivalence, TrialFeedingEveryRule) {
       {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--feed-all-rules", "--steps", "300"});
   ASSERT_EQ(written.exit_code, 0) << written.err;
   ExpectSameFindings(trial.string());
+}
+
+// Calls of several steps stay long on a trial whose TRAIN/EVAL pattern changes every few steps
+// (10 TRAIN, 2 EVAL): WeightUpdateRatio's and UnchangedTensor's lists (the previous step of a
+// mode) are predicted one period back (RequirementHistory::RepeatDistance), and
+// WeightUpdateRatio's global_step query about the previous TRAIN step is answered ahead with each
+// call, so the workers hold many steps a call and ask nothing during them. (Before: two or more
+// calls a period, and one query a TRAIN step.) Counts from litmus's debug line per rule.
+TEST(CallsOfSeveralSteps, StayLongWhenListsFollowTheModes) {
+  testing::TempDir dir;
+  const fs::path trial = dir.path() / "fed";
+  const testing::ProcessResult written = testing::RunProcess(
+      {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--feed-all-rules", "--steps", "300"});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  constexpr int64_t kSteps = 360;  // 300 TRAIN steps and an EVAL pair after each 10
+  for (const std::string rule : {"WeightUpdateRatio", "UnchangedTensor"}) {
+    SCOPED_TRACE(rule);
+    const testing::ProcessResult run = testing::RunProcess(
+        {testing::LitmusBinary(), "run", "--trial", trial.string(), "--rule", rule, "--keep-going", "--output-dir",
+         (dir.path() / rule).string(), "--logging-level", "debug"},
+        {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}, {"LITMUS_RULE_PARAMETERS", ""}});
+    ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.err;
+    std::smatch m;
+    const std::regex line("rule " + rule + ": ([0-9]+) steps in ([0-9]+) invoke calls, ([0-9]+) queries during them");
+    ASSERT_TRUE(std::regex_search(run.err, m, line)) << run.err;
+    const int64_t calls = std::stoll(m[2]);
+    const int64_t queries = std::stoll(m[3]);
+    EXPECT_LE(calls, kSteps / 8) << m[0];
+    EXPECT_LE(queries, 3) << m[0];
+  }
 }
 
 TEST(IsolationEquivalence, SmdebugTrials) {

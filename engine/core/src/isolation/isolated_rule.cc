@@ -151,6 +151,8 @@ StatusOr<StartedWorker> StartWorker(const SharedArena& arena, const std::string&
 }
 
 IsolatedRule::~IsolatedRule() {
+  spdlog::debug("rule {}: {} steps in {} invoke calls, {} queries during them", configuration_name_, steps_invoked_,
+                invoke_calls_, queries_in_invoke_);
   if (process_ && !failed_) {
     const Channel::Limits limits{std::chrono::steady_clock::now() + std::chrono::seconds(2), nullptr};
     if (channel_->Send(MessageType::kDestroy, {}, limits) == Channel::Failure::kNone) {
@@ -263,6 +265,7 @@ std::optional<PluginCallResult> IsolatedRule::Call(MessageType type, const std::
         *reply = std::move(message);
         return std::nullopt;
       case MessageType::kQuery: {
+        if (phase == PluginCallPhase::kInvoke) ++queries_in_invoke_;
         const std::string answer = Answer(message.payload);
         if (const auto f = channel_->Send(MessageType::kQueryReply, answer, limits); f != Channel::Failure::kNone) {
           return broken(f);
@@ -373,6 +376,7 @@ std::string IsolatedRule::Answer(std::string_view query) {
       const uint32_t trial = in.Get<uint32_t>();
       const int32_t mode = in.Get<int32_t>();
       const int64_t mode_step = in.Get<int64_t>();
+      RememberModeStepQuery(query, sizeof(uint32_t) * 2 + sizeof(int32_t), trial, mode, mode_step);
       int64_t step = 0;
       status = host->global_step(ctx, trial, mode, mode_step, &step);
       out.Put(step);
@@ -661,7 +665,28 @@ void IsolatedRule::RememberStepQuery(std::string_view query, size_t step_offset,
   for (const StepQuery& known : step_queries_) {
     if (known.args == args && known.ahead == query_step_->second) return;
   }
-  step_queries_.push_back({std::move(args), step_offset, query_step_->second});
+  step_queries_.push_back({std::move(args), step_offset, query_step_->second, std::nullopt, 0, 0});
+}
+
+void IsolatedRule::RememberModeStepQuery(std::string_view query, size_t step_offset, uint32_t trial, int32_t mode,
+                                         int64_t mode_step) {
+  // WeightUpdateRatio asks for the global step of the previous TRAIN step: the mode step of
+  // this step's minus one, whatever TRAIN/EVAL pattern lies between the two.
+  if (!query_step_ || query_in_later_steps_ || step_queries_.size() >= kMaxStepQueries) return;
+  int32_t at_mode = 0;
+  int64_t at_mode_step = 0;
+  if (HostApi()->step_mode(&ctx_, trial, query_step_->first, &at_mode, &at_mode_step) != LITMUS_OK || at_mode != mode) {
+    ctx_.has_error = false;
+    ctx_.error.clear();
+    return;
+  }
+  std::string args(query);
+  std::memset(args.data() + step_offset, 0, sizeof(int64_t));  // the template: any mode step
+  const int64_t delta = mode_step - at_mode_step;
+  for (const StepQuery& known : step_queries_) {
+    if (known.args == args && known.ahead == query_step_->second && known.mode_step_delta == delta) return;
+  }
+  step_queries_.push_back({std::move(args), step_offset, query_step_->second, delta, trial, mode});
 }
 
 void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps, Encoder& out) {
@@ -671,6 +696,16 @@ void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t>
   Encoder answers;
   uint64_t count = 0;
   const auto answer = [&](const StepQuery& q, int64_t at) {
+    if (q.mode_step_delta) {  // about the step `delta` mode steps from `at`, if `at` is of its mode
+      int32_t mode = 0;
+      int64_t mode_step = 0;
+      if (HostApi()->step_mode(&ctx_, q.trial, at, &mode, &mode_step) != LITMUS_OK || mode != q.mode) {
+        ctx_.has_error = false;
+        ctx_.error.clear();
+        return;
+      }
+      at = mode_step + *q.mode_step_delta;
+    }
     std::string args = q.args;
     std::memcpy(args.data() + q.step_offset, &at, sizeof(at));
     const std::optional<std::pair<int64_t, bool>> saved = std::exchange(query_step_, std::nullopt);
@@ -793,6 +828,8 @@ void IsolatedRule::StartInvokeSteps(std::span<const int64_t> all_steps, const In
   request.Put<uint8_t>(next ? 1 : 0).Put<int64_t>(next.value_or(0));
   progress_->Reset();  // (before the worker can write it)
   if (!SendRequest(MessageType::kInvokeSteps, request.bytes(), AtSteps(steps))) return;
+  ++invoke_calls_;
+  steps_invoked_ += static_cast<int64_t>(steps.size());
   started_steps_ = Started{steps.front(), generation, next};
 }
 
@@ -814,7 +851,9 @@ std::vector<PluginCallResult> IsolatedRule::InvokeSteps(std::span<const int64_t>
   if (!started || started->step != steps.front()) return {Fail(what, "was not sent the call (internal error)")};
   Message reply;
   query_step_ = std::pair(steps.front(), false);
+  query_in_later_steps_ = true;
   const std::optional<PluginCallResult> failed = Call(MessageType::kNone, {}, PluginCallPhase::kInvoke, what, &reply);
+  query_in_later_steps_ = false;
   query_step_.reset();
   if (failed) {
     // A worker that crashed, exited or hung inside the call: the steps it finished keep their
@@ -880,6 +919,8 @@ void IsolatedRule::StartInvoke(int64_t step, const InvokeInput& input) {
   const Started started{step, Generation(), NextDeclareStep()};
   std::string request = InvokeRequest(started, input);
   if (!SendRequest(MessageType::kInvoke, request, AtStep("invoke_at_step", step))) return;
+  ++invoke_calls_;
+  ++steps_invoked_;
   started_ = started;
 }
 
@@ -897,6 +938,8 @@ PluginCallResult IsolatedRule::Invoke(int64_t step) {
     started = Started{step, Generation(), NextDeclareStep()};
     const std::string request = InvokeRequest(*started, InvokeInput{});
     query_step_ = std::pair(step, false);
+    ++invoke_calls_;
+    ++steps_invoked_;
     failed = Call(MessageType::kInvoke, request, PluginCallPhase::kInvoke, what, &reply);
   }
   query_step_.reset();

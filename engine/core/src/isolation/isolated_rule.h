@@ -185,11 +185,26 @@ class IsolatedRule : public RuleHandle {
     std::string args;
     size_t step_offset = 0;
     bool ahead = false;  // asked in the set_required_tensors run ahead, else in invoke_at_step
+    // Set: the field at step_offset is a mode step, this far from the step's own mode step, and
+    // the query is answered ahead for steps of `mode` (of `trial`) only (global_step queries).
+    std::optional<int64_t> mode_step_delta;
+    uint32_t trial = 0;
+    int32_t mode = 0;
   };
   static constexpr size_t kMaxStepQueries = 16;
   std::vector<StepQuery> step_queries_;
   std::optional<std::pair<int64_t, bool>> query_step_;  // the step of the call being served
+  // For the debug line at the end: invoke requests sent, the steps they held (a call of several
+  // steps may run fewer), and queries asked during invoke calls (those not answered ahead).
+  int64_t invoke_calls_ = 0;
+  int64_t steps_invoked_ = 0;
+  int64_t queries_in_invoke_ = 0;
+  // A kInvokeSteps call is served: a query may be about any of its steps, not only the first
+  // (a step query names its step; a mode-step query is not remembered then).
+  bool query_in_later_steps_ = false;
   void RememberStepQuery(std::string_view query, size_t step_offset, int64_t step);
+  void RememberModeStepQuery(std::string_view query, size_t step_offset, uint32_t trial, int32_t mode,
+                             int64_t mode_step);
   // Answers to the remembered queries about "this step": those of invoke_at_step at `step`, and
   // those of set_required_tensors at each of `declare_steps`.
   void AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps, Encoder& out);
