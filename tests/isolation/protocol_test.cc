@@ -184,6 +184,35 @@ TEST(Protocol, PostedFramesGoOutWithTheNextSendInOrder) {
   poster.join();
 }
 
+// A large payload goes out with its header and the queued frames in one system call, from
+// where it is: larger than the socket's buffer, the writes stop part way through any of them.
+TEST(Protocol, LargeFramesAfterQueuedOnesArriveWholeWhereverAWriteStops) {
+  Pair p;
+  std::string large(3 << 20, '\0');
+  for (size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>(i % 251);
+  const std::string queued(5000, 'q');
+  std::thread writer([&] {
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(p.a->Post(MessageType::kReportDetail, queued), Channel::Failure::kNone);
+      EXPECT_EQ(p.a->Send(MessageType::kInvokeSteps, large), Channel::Failure::kNone);
+    }
+    EXPECT_EQ(p.a->Send(MessageType::kReply, large.substr(0, 9000)), Channel::Failure::kNone);  // no queue
+  });
+  Message m;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(p.b->Receive(&m), Channel::Failure::kNone);
+    EXPECT_EQ(m.type, MessageType::kReportDetail);
+    EXPECT_EQ(m.payload, queued);
+    ASSERT_EQ(p.b->Receive(&m), Channel::Failure::kNone);
+    EXPECT_EQ(m.type, MessageType::kInvokeSteps);
+    EXPECT_TRUE(m.payload == large) << "frame " << i << ": " << m.payload.size() << " bytes";
+  }
+  ASSERT_EQ(p.b->Receive(&m), Channel::Failure::kNone);
+  EXPECT_EQ(m.type, MessageType::kReply);
+  EXPECT_TRUE(m.payload == large.substr(0, 9000));
+  writer.join();
+}
+
 TEST(Protocol, ClosedPeerTimeoutAbortAndGarbage) {
   {
     Pair p;

@@ -230,6 +230,8 @@ class Channel {
   // Waits until fd_ is readable/writable; kNone when it is.
   Failure Wait(short events, const Limits& limits);
   Failure WriteAll(const char* data, size_t size, const Limits& limits);
+  // Writes `data`, then `more`, in one system call when the socket takes them.
+  Failure WriteAll(const char* data, size_t size, const char* more, size_t more_size, const Limits& limits);
   Failure ReadAll(char* data, size_t size, const Limits& limits);
   // One recv of at most `size` bytes that receives at least one (waiting for it); *received says
   // how many.
