@@ -135,12 +135,19 @@ INSTANTIATE_TEST_SUITE_P(Isolation, SimulatedScenario, ::testing::Values("health
 // A trial that feeds every rule (TRAIN and EVAL phases, losses, activations, labels, XGBoost
 // tensors): rules whose lists differ by mode, or by the distance to the previous step of a mode,
 // and steps a rule skips for a missing tensor, inside calls of several steps.
-TEST(IsolationEquivalence, TrialFeedingEveryRule) {
-  testing::TempDir trials;
-  const fs::path trial = trials.path() / "fed";
+// simulated_training --feed-all-rules, 300 TRAIN steps (and an EVAL pair after each 10), in `dir`.
+fs::path WriteTrialFeedingEveryRule(const testing::TempDir& dir) {
+  const fs::path trial = dir.path() / "fed";
   const testing::ProcessResult written = testing::RunProcess(
       {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--feed-all-rules", "--steps", "300"});
-  ASSERT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_EQ(written.exit_code, 0) << written.err;
+  return trial;
+}
+
+TEST(IsolationEquivalence, TrialFeedingEveryRule) {
+  testing::TempDir trials;
+  const fs::path trial = WriteTrialFeedingEveryRule(trials);
+  ASSERT_FALSE(HasFailure());
   ExpectSameFindings(trial.string());
 }
 
@@ -152,10 +159,8 @@ TEST(IsolationEquivalence, TrialFeedingEveryRule) {
 // calls a period, and one query a TRAIN step.) Counts from litmus's debug line per rule.
 TEST(CallsOfSeveralSteps, StayLongWhenListsFollowTheModes) {
   testing::TempDir dir;
-  const fs::path trial = dir.path() / "fed";
-  const testing::ProcessResult written = testing::RunProcess(
-      {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--feed-all-rules", "--steps", "300"});
-  ASSERT_EQ(written.exit_code, 0) << written.err;
+  const fs::path trial = WriteTrialFeedingEveryRule(dir);
+  ASSERT_FALSE(HasFailure());
   constexpr int64_t kSteps = 360;  // 300 TRAIN steps and an EVAL pair after each 10
   for (const std::string rule : {"WeightUpdateRatio", "UnchangedTensor"}) {
     SCOPED_TRACE(rule);

@@ -668,25 +668,36 @@ void IsolatedRule::RememberStepQuery(std::string_view query, size_t step_offset,
   step_queries_.push_back({std::move(args), step_offset, query_step_->second, std::nullopt, 0, 0});
 }
 
+std::optional<int64_t> IsolatedRule::ModeStepOf(uint32_t trial, int64_t step, int32_t mode) {
+  int32_t step_mode = 0;
+  int64_t mode_step = 0;
+  const bool found = HostApi()->step_mode(&ctx_, trial, step, &step_mode, &mode_step) == LITMUS_OK;
+  ctx_.has_error = false;
+  ctx_.error.clear();
+  if (!found || step_mode != mode) return std::nullopt;
+  return mode_step;
+}
+
 void IsolatedRule::RememberModeStepQuery(std::string_view query, size_t step_offset, uint32_t trial, int32_t mode,
                                          int64_t mode_step) {
   // WeightUpdateRatio asks for the global step of the previous TRAIN step: the mode step of
-  // this step's minus one, whatever TRAIN/EVAL pattern lies between the two.
+  // this step's minus one, whatever TRAIN/EVAL pattern lies between the two. Remembered once
+  // seen at two steps (a query about a fixed mode step is not one).
   if (!query_step_ || query_in_later_steps_ || step_queries_.size() >= kMaxStepQueries) return;
-  int32_t at_mode = 0;
-  int64_t at_mode_step = 0;
-  if (HostApi()->step_mode(&ctx_, trial, query_step_->first, &at_mode, &at_mode_step) != LITMUS_OK || at_mode != mode) {
-    ctx_.has_error = false;
-    ctx_.error.clear();
+  const std::optional<int64_t> at = ModeStepOf(trial, query_step_->first, mode);
+  if (!at) return;
+  StepQuery q{std::string(query), step_offset, query_step_->second, mode_step - *at, trial, mode};
+  std::memset(q.args.data() + step_offset, 0, sizeof(int64_t));  // the template: any mode step
+  const auto same = [&](const StepQuery& known) {
+    return known.args == q.args && known.ahead == q.ahead && known.mode_step_delta == q.mode_step_delta;
+  };
+  if (std::any_of(step_queries_.begin(), step_queries_.end(), same)) return;
+  if (mode_step_candidate_ && same(mode_step_candidate_->first) && mode_step_candidate_->second != query_step_->first) {
+    step_queries_.push_back(std::move(q));
+    mode_step_candidate_.reset();
     return;
   }
-  std::string args(query);
-  std::memset(args.data() + step_offset, 0, sizeof(int64_t));  // the template: any mode step
-  const int64_t delta = mode_step - at_mode_step;
-  for (const StepQuery& known : step_queries_) {
-    if (known.args == args && known.ahead == query_step_->second && known.mode_step_delta == delta) return;
-  }
-  step_queries_.push_back({std::move(args), step_offset, query_step_->second, delta, trial, mode});
+  mode_step_candidate_ = std::pair(std::move(q), query_step_->first);
 }
 
 void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps, Encoder& out) {
@@ -697,14 +708,9 @@ void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t>
   uint64_t count = 0;
   const auto answer = [&](const StepQuery& q, int64_t at) {
     if (q.mode_step_delta) {  // about the step `delta` mode steps from `at`, if `at` is of its mode
-      int32_t mode = 0;
-      int64_t mode_step = 0;
-      if (HostApi()->step_mode(&ctx_, q.trial, at, &mode, &mode_step) != LITMUS_OK || mode != q.mode) {
-        ctx_.has_error = false;
-        ctx_.error.clear();
-        return;
-      }
-      at = mode_step + *q.mode_step_delta;
+      const std::optional<int64_t> mode_step = ModeStepOf(q.trial, at, q.mode);
+      if (!mode_step) return;
+      at = *mode_step + *q.mode_step_delta;
     }
     std::string args = q.args;
     std::memcpy(args.data() + q.step_offset, &at, sizeof(at));

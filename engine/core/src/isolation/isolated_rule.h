@@ -205,6 +205,10 @@ class IsolatedRule : public RuleHandle {
   void RememberStepQuery(std::string_view query, size_t step_offset, int64_t step);
   void RememberModeStepQuery(std::string_view query, size_t step_offset, uint32_t trial, int32_t mode,
                              int64_t mode_step);
+  // A mode-step query seen once, and the step it was about (remembered when seen at another).
+  std::optional<std::pair<StepQuery, int64_t>> mode_step_candidate_;
+  // The mode step of `step` of the rule's `trial` if the step is of `mode`.
+  std::optional<int64_t> ModeStepOf(uint32_t trial, int64_t step, int32_t mode);
   // Answers to the remembered queries about "this step": those of invoke_at_step at `step`, and
   // those of set_required_tensors at each of `declare_steps`.
   void AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps, Encoder& out);
