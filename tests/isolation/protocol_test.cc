@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -211,6 +212,22 @@ TEST(Protocol, LargeFramesAfterQueuedOnesArriveWholeWhereverAWriteStops) {
   EXPECT_EQ(m.type, MessageType::kReply);
   EXPECT_TRUE(m.payload == large.substr(0, 9000));
   writer.join();
+}
+
+// A query remembered as a template has its step zeroed; a query too short to hold the step
+// where its function says it is (a malformed one from a worker) makes no template.
+TEST(Protocol, QueryTemplateZeroesTheStepAndRefusesShortQueries) {
+  Encoder q;
+  q.Put<uint32_t>(2).Put<uint32_t>(0).Put<int64_t>(1234);  // step_mode(trial 0, step 1234)
+  const std::optional<std::string> t = QueryTemplate(q.bytes(), 8);
+  ASSERT_TRUE(t.has_value());
+  Encoder expected;
+  expected.Put<uint32_t>(2).Put<uint32_t>(0).Put<int64_t>(0);
+  EXPECT_EQ(*t, expected.bytes());
+  EXPECT_EQ(QueryTemplate(q.bytes(), 9), std::nullopt) << "7 bytes left";
+  EXPECT_EQ(QueryTemplate(q.bytes().substr(0, 10), 8), std::nullopt);
+  EXPECT_EQ(QueryTemplate("", 0), std::nullopt);
+  EXPECT_EQ(QueryTemplate(q.bytes(), static_cast<size_t>(-4)), std::nullopt) << "an offset from a size that underflowed";
 }
 
 TEST(Protocol, ClosedPeerTimeoutAbortAndGarbage) {

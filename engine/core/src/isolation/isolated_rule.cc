@@ -660,12 +660,12 @@ std::string IsolatedRule::InvokeRequest(const Started& started, const InvokeInpu
 
 void IsolatedRule::RememberStepQuery(std::string_view query, size_t step_offset, int64_t step) {
   if (!query_step_ || query_step_->first != step || step_queries_.size() >= kMaxStepQueries) return;
-  std::string args(query);
-  std::memset(args.data() + step_offset, 0, sizeof(int64_t));  // the template: any step
+  std::optional<std::string> args = QueryTemplate(query, step_offset);  // any step
+  if (!args) return;
   for (const StepQuery& known : step_queries_) {
-    if (known.args == args && known.ahead == query_step_->second) return;
+    if (known.args == *args && known.ahead == query_step_->second) return;
   }
-  step_queries_.push_back({std::move(args), step_offset, query_step_->second, std::nullopt, 0, 0});
+  step_queries_.push_back({*std::move(args), step_offset, query_step_->second, std::nullopt, 0, 0});
 }
 
 std::optional<int64_t> IsolatedRule::ModeStepOf(uint32_t trial, int64_t step, int32_t mode) {
@@ -686,8 +686,9 @@ void IsolatedRule::RememberModeStepQuery(std::string_view query, size_t step_off
   if (!query_step_ || query_in_later_steps_ || step_queries_.size() >= kMaxStepQueries) return;
   const std::optional<int64_t> at = ModeStepOf(trial, query_step_->first, mode);
   if (!at) return;
-  StepQuery q{std::string(query), step_offset, query_step_->second, mode_step - *at, trial, mode};
-  std::memset(q.args.data() + step_offset, 0, sizeof(int64_t));  // the template: any mode step
+  std::optional<std::string> args = QueryTemplate(query, step_offset);  // any mode step
+  if (!args) return;
+  StepQuery q{*std::move(args), step_offset, query_step_->second, mode_step - *at, trial, mode};
   const auto same = [&](const StepQuery& known) {
     return known.args == q.args && known.ahead == q.ahead && known.mode_step_delta == q.mode_step_delta;
   };

@@ -26,6 +26,13 @@ constexpr size_t kSmallFrame = 8 * 1024;
 
 }  // namespace
 
+std::optional<std::string> QueryTemplate(std::string_view query, size_t offset) {
+  if (offset > query.size() || query.size() - offset < sizeof(int64_t)) return std::nullopt;
+  std::string args(query);
+  std::memset(args.data() + offset, 0, sizeof(int64_t));
+  return args;
+}
+
 Encoder& Encoder::PutBytes(const void* data, size_t size) {
   Put<uint64_t>(size);
   if (size > 0) buffer_.append(static_cast<const char*>(data), size);

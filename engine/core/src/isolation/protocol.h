@@ -109,6 +109,11 @@ enum class HostFunction : uint32_t {
   kAddAction = 11,
 };
 
+// A query's arguments with the 8 bytes at `offset` zeroed: the template of the same query about
+// any step (IsolatedRule answers remembered step queries ahead). Nullopt when the query is too
+// short to hold them: a malformed query from a worker is never written past.
+std::optional<std::string> QueryTemplate(std::string_view query, size_t offset);
+
 // Appends scalars and strings to a payload.
 class Encoder {
  public:
