@@ -734,11 +734,7 @@ const RequirementHistory::Entry* IsolatedRule::KnownList(int64_t step) const {
   for (auto it = predicted_.rbegin(); it != predicted_.rend(); ++it) {
     if (it->step == step) return &*it;
   }
-  const auto& recorded = history_.entries();
-  for (auto it = recorded.rbegin(); it != recorded.rend(); ++it) {
-    if (it->step == step) return &*it;
-  }
-  return nullptr;
+  return history_.Find(step);
 }
 
 const RequirementHistory::Entry* IsolatedRule::ReferenceFor(int64_t step) const {

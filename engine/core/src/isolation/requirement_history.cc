@@ -8,11 +8,16 @@ void RequirementHistory::Record(int64_t step, std::vector<TensorRequirement> req
   entries_.push_back({step, std::move(requirements)});
 }
 
-const std::vector<TensorRequirement>* RequirementHistory::At(int64_t step) const {
+const RequirementHistory::Entry* RequirementHistory::Find(int64_t step) const {
   for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
-    if (it->step == step) return &it->requirements;
+    if (it->step == step) return &*it;
   }
   return nullptr;
+}
+
+const std::vector<TensorRequirement>* RequirementHistory::At(int64_t step) const {
+  const Entry* entry = Find(step);
+  return entry != nullptr ? &entry->requirements : nullptr;
 }
 
 std::optional<int64_t> RequirementHistory::RepeatDistance() const {

@@ -29,7 +29,8 @@ class RequirementHistory {
   };
 
   void Record(int64_t step, std::vector<TensorRequirement> requirements);
-  // The newest list recorded at `step`, or null.
+  // The newest entry / list recorded at `step`, or null.
+  const Entry* Find(int64_t step) const;
   const std::vector<TensorRequirement>* At(int64_t step) const;
   // Newest last.
   const std::deque<Entry>& entries() const { return entries_; }
