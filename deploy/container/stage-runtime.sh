@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # stage-runtime.sh BUILD_DIR STAGE_DIR: the file tree of the litmus runtime image, from a built
 # tree. Installs BUILD_DIR (cmake --install) into a temporary prefix and copies into STAGE_DIR only:
-#   usr/local/bin/litmus, usr/local/lib/litmus/plugins/*.so (the built-in rules),
+#   usr/local/bin/litmus, usr/local/libexec/litmus/litmus-rule-worker (the program rules run in),
+#   usr/local/lib/litmus/plugins/*.so (the built-in rules),
 #   usr/local/bin/litmus-sidecar (the Kubernetes native-sidecar wrapper beside this script),
 #   the plugin SDK (usr/local/include/litmus/rule*, usr/local/lib/cmake/Litmus: COMPONENTS sdk),
 #   usr/local/lib/litmus/deps/: every shared library ldd finds for litmus and the plugins except
@@ -19,30 +20,35 @@ trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build_dir" --prefix "$prefix/usr/local" > /dev/null
 
 rm -rf "$stage"
-mkdir -p "$stage/usr/local/bin" "$stage/usr/local/lib/litmus/deps" "$stage/usr/local/include/litmus" \
+mkdir -p "$stage/usr/local/bin" "$stage/usr/local/libexec/litmus" "$stage/usr/local/lib/litmus/deps" "$stage/usr/local/include/litmus" \
   "$stage/usr/local/lib/cmake/Litmus" "$stage/etc/ld.so.conf.d" "$stage/etc/ssl/certs" "$stage/usr/local/share/litmus"
 cp -a "$prefix/usr/local/bin/litmus" "$stage/usr/local/bin/"
+cp -a "$prefix/usr/local/libexec/litmus/litmus-rule-worker" "$stage/usr/local/libexec/litmus/"
 install -m 0755 "$(dirname "$0")/litmus-sidecar" "$stage/usr/local/bin/litmus-sidecar"
 cp -a "$prefix/usr/local/lib/litmus/plugins" "$stage/usr/local/lib/litmus/"
 cp -a "$prefix/usr/local/include/litmus/rule_abi.h" "$prefix/usr/local/include/litmus/rule.hpp" \
   "$prefix/usr/local/include/litmus/rule" "$stage/usr/local/include/litmus/"
 cp -a "$prefix"/usr/local/lib/cmake/Litmus/{LitmusConfig.cmake,LitmusConfigVersion.cmake,LitmusPluginHelpers.cmake,litmus_plugin.map} \
   "$prefix"/usr/local/lib/cmake/Litmus/LitmusSdkTargets*.cmake "$stage/usr/local/lib/cmake/Litmus/"
-strip --strip-unneeded "$stage/usr/local/bin/litmus" "$stage"/usr/local/lib/litmus/plugins/*.so
+strip --strip-unneeded "$stage/usr/local/bin/litmus" "$stage/usr/local/libexec/litmus/litmus-rule-worker" \
+  "$stage"/usr/local/lib/litmus/plugins/*.so
 
 # Shared libraries: what the dynamic loader resolves here, minus what every Debian 12 image has.
 skip='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libanl|libstdc\+\+|libgcc_s)\.so'
-for binary in "$stage/usr/local/bin/litmus" "$stage"/usr/local/lib/litmus/plugins/*.so; do
+for binary in "$stage/usr/local/bin/litmus" "$stage/usr/local/libexec/litmus/litmus-rule-worker" \
+  "$stage"/usr/local/lib/litmus/plugins/*.so; do
   ldd "$binary" | awk '/=> \// { print $1, $3 }'
 done | sort -u | while read -r soname path; do
   if [[ "$soname" =~ $skip ]]; then continue; fi
   cp -L "$path" "$stage/usr/local/lib/litmus/deps/$soname"
 done
-if ldd "$stage/usr/local/bin/litmus" | grep -q 'not found'; then
-  echo "stage-runtime.sh: litmus has unresolved libraries:" >&2
-  ldd "$stage/usr/local/bin/litmus" | grep 'not found' >&2
-  exit 1
-fi
+for binary in "$stage/usr/local/bin/litmus" "$stage/usr/local/libexec/litmus/litmus-rule-worker"; do
+  if ldd "$binary" | grep -q 'not found'; then
+    echo "stage-runtime.sh: ${binary##*/} has unresolved libraries:" >&2
+    ldd "$binary" | grep 'not found' >&2
+    exit 1
+  fi
+done
 echo /usr/local/lib/litmus/deps > "$stage/etc/ld.so.conf.d/litmus.conf"
 cp -L /etc/ssl/certs/ca-certificates.crt "$stage/etc/ssl/certs/ca-certificates.crt"
 

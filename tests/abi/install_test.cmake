@@ -1,8 +1,9 @@
 # install_test.cmake — the out-of-tree build test (ctest label `install`): installs the build tree
 # it runs from into a temporary prefix, builds examples/custom_rule and examples/raw_c_rule against
 # it with find_package(Litmus) (-Werror, so the installed SDK compiles warning-free in a consumer),
-# checks that each plugin exports only the entry, and builds a writer consumer
-# (tests/abi/install_consumer). Needs the tree to be built: `cmake --install` fails otherwise.
+# checks that each plugin exports only the entry, builds a writer consumer
+# (tests/abi/install_consumer), and runs the installed litmus (its rules in the installed
+# litmus-rule-worker). Needs the tree to be built: `cmake --install` fails otherwise.
 # Usage: cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DC_COMPILER=...
 #              -DCXX_COMPILER=... -DNM=... -DREADELF=... [-DSANITIZERS=address,undefined] -P install_test.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/check_plugin.cmake)
@@ -18,6 +19,21 @@ endfunction()
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+
+# The installed litmus runs its rules in the installed litmus-rule-worker (found relative to
+# bin/litmus) and finds the installed built-in rules: ExplodingTensor fires on pt_exploding.
+set(worker "${prefix}/libexec/litmus/litmus-rule-worker")
+if(NOT EXISTS "${worker}")
+  message(FATAL_ERROR "not installed: libexec/litmus/litmus-rule-worker")
+endif()
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env SMDEBUG_TRAINING_END_DELAY_REFRESH=0
+                        "${prefix}/bin/litmus" run --trial "${SOURCE_DIR}/tests/fixtures/smdebug/pt_exploding"
+                        --rule ExplodingTensor --output-dir "${WORK_DIR}/run" --logging-level debug
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(REAL_PATH "${worker}" worker_real)
+if(NOT rc EQUAL 1 OR NOT "${out}${err}" MATCHES "rule workers run ${worker_real}\n")
+  message(FATAL_ERROR "the installed litmus did not run ExplodingTensor in ${worker} (exit ${rc}):\n${out}\n${err}")
+endif()
 
 # Every part of the C++ layer (a header missing from plugin-sdk/CMakeLists.txt's FILE_SET would
 # compile in-tree and break every installed consumer).

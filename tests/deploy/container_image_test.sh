@@ -139,6 +139,11 @@ check "firing rule: events.jsonl" yes "$([ -s "$work/fires/rule/events.jsonl" ] 
 check "firing rule: temp files in .sagemaker-ignore" yes "$([ -d "$work/fires/rule/.sagemaker-ignore" ] && echo yes)"
 check_contains "firing rule: verdict on stdout" "IssuesFound" "$(cat "$work/fires/stdout")"
 
+# Rules run in the image's litmus-rule-worker (not in litmus's hidden worker mode, its fallback).
+check_contains "rule workers run litmus-rule-worker" "rule workers run /usr/local/libexec/litmus/litmus-rule-worker" \
+  "$(podman run --rm -v "$trial:/opt/ml/input/trial:ro" -e SMDEBUG_TRAINING_END_DELAY_REFRESH=0 "$image" run \
+       --trial /opt/ml/input/trial --rule ExplodingTensor --output-dir /tmp/out --logging-level debug 2>&1)"
+
 contract_run quiet '{"rule_to_invoke": "VanishingGradient", "threshold": "1e-30"}'
 check "quiet rule: exit code" 0 $?
 check "quiet rule: no message file" no "$([ -e "$work/quiet/output/message" ] && echo yes || echo no)"

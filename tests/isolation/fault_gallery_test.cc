@@ -264,5 +264,58 @@ TEST(FaultGallery, OptionsAndYamlKeys) {
   }
 }
 
+// Which program the workers run (worker_process.h RuleWorkerExecutable): litmus-rule-worker beside
+// litmus; litmus itself when it is copied on its own; and a worker of another build refuses, so
+// that the rule ends in an Error saying what to do. CustomGradientRule fires at step 4 each time
+// it runs.
+std::vector<std::string> GoodRuleArgs() {
+  return {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin", LITMUS_CUSTOM_RULE_PLUGIN,
+          "--rule", "CustomGradientRule", "--logging-level", "debug"};
+}
+
+TEST(RuleWorkerExecutable, TheOneBesideLitmusRunsTheRules) {
+  testing::TempDir out;
+  const ProcessResult result = RunProcess(RunArgs(out.path(), GoodRuleArgs()), kFastEnd);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const std::filesystem::path worker =
+      std::filesystem::weakly_canonical(std::filesystem::path(LitmusBinary()).parent_path() / "litmus-rule-worker");
+  EXPECT_NE(result.err.find("rule workers run " + worker.string() + "\n"), std::string::npos) << result.err;
+}
+
+TEST(RuleWorkerExecutable, ALitmusCopiedAloneRunsItsRulesInItself) {
+  testing::TempDir dir;
+  const std::filesystem::path litmus = dir.path() / "litmus";
+  std::filesystem::copy_file(LitmusBinary(), litmus);
+  const std::filesystem::path out = dir.path() / "out";
+  std::vector<std::string> args = RunArgs(out, GoodRuleArgs());
+  args[0] = litmus.string();
+  const ProcessResult result = RunProcess(args, kFastEnd);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("rule workers run this litmus itself"), std::string::npos) << result.err;
+  EXPECT_EQ(ReadJson(out / "status.json")["RuleEvaluationStatus"], "IssuesFound");
+}
+
+TEST(RuleWorkerExecutable, AWorkerOfAnotherBuildRefusesAndTheRuleSaysWhy) {
+  testing::TempDir dir;
+  const std::filesystem::path litmus = dir.path() / "litmus";
+  std::filesystem::copy_file(LitmusBinary(), litmus);
+  // The real worker, told that another build started it (exec: its parent stays the runner).
+  const std::filesystem::path real = std::filesystem::path(LitmusBinary()).parent_path() / "litmus-rule-worker";
+  dir.WriteFile("litmus-rule-worker", "#!/bin/sh\nexec '" + real.string() + "' \"$1\" \"$2\" 0.0.0-another\n");
+  std::filesystem::permissions(dir.path() / "litmus-rule-worker", std::filesystem::perms::owner_all);
+  const std::filesystem::path out = dir.path() / "out";
+  std::vector<std::string> args = RunArgs(out, GoodRuleArgs());
+  args[0] = litmus.string();
+  const ProcessResult result = RunProcess(args, kFastEnd);
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  const std::string failure = testing::ReadWholeFile(out / "failure");
+  EXPECT_NE(failure.find("its worker process exited in create: " +
+                         std::filesystem::weakly_canonical(dir.path() / "litmus-rule-worker").string() +
+                         " is the rule worker of another litmus than this one"),
+            std::string::npos)
+      << failure;
+  EXPECT_NE(failure.find("install litmus and its litmus-rule-worker together"), std::string::npos) << failure;
+}
+
 }  // namespace
 }  // namespace litmus

@@ -214,6 +214,11 @@ PluginCallResult IsolatedRule::Broken(Channel::Failure failure, const std::strin
   // The socket closed: the worker is ending (or closed it on purpose: then it must go).
   const std::optional<int> status = process_->WaitFor(std::chrono::seconds(2));
   if (!status) return Fail(what, "closed its connection to the runner");
+  if (WIFEXITED(*status) && WEXITSTATUS(*status) == kWorkerExitWrongBuild) {
+    return Fail(what + ": " + RuleWorkerExecutable() + " is the rule worker of another litmus than this one (" +
+                    RuleWorkerBuild() + "); install litmus and its litmus-rule-worker together",
+                "exited");
+  }
   // (Workers lead their own process group: a stop's signal never reaches them, so a worker that
   // died of a signal crashed, stop or not.)
   return Fail(what, DescribeWaitStatus(*status));

@@ -294,6 +294,12 @@ int RunRuleWorker(int argc, char** argv) {
   // Everything the worker prints goes to its log file (stdout and stderr are that pipe).
   auto logger = spdlog::stderr_logger_mt("litmus-rule-worker");
   spdlog::set_default_logger(logger);
+  if (argc < 4 || std::strcmp(argv[3], RuleWorkerBuild()) != 0) {
+    spdlog::error("this rule worker (litmus {}) was started by another litmus ({}): install litmus and its "
+                  "litmus-rule-worker together",
+                  RuleWorkerBuild(), argc < 4 ? "an older one" : argv[3]);
+    return kWorkerExitWrongBuild;
+  }
   Channel channel(kWorkerSocketFd);
   const int code = Serve(channel);
   // No static destructors, no waiting for threads a plugin may have started.

@@ -1,4 +1,5 @@
-// The hidden `litmus __rule-worker PARENT_PID` mode: one rule instance in a process of its own.
+// The rule worker (`litmus-rule-worker __rule-worker PARENT_PID BUILD`, or the hidden mode of
+// `litmus` with the same arguments: worker_process.h): one rule instance in a process of its own.
 // It reads kInit from fd 3, sets its memory limit, maps the shared tensor memory (fd 4)
 // read-only, loads the plugin with the usual loader and checks, creates the instance with the
 // usual parameter handling (RuleInstance), then serves requests until kDestroy or the runner

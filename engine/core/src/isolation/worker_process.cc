@@ -1,4 +1,4 @@
-// WorkerProcess: posix_spawn of /proc/self/exe in worker mode, output pump, kill and reap.
+// WorkerProcess: which program a worker runs, posix_spawn of it, output pump, kill and reap.
 // Thread-compatible.
 #include "isolation/worker_process.h"
 
@@ -7,6 +7,8 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <spdlog/spdlog.h>
 
 #include <cerrno>
 #include <algorithm>
@@ -22,7 +24,34 @@ namespace {
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
+std::string FindRuleWorkerExecutable() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "/proc/self/exe";
+  for (const fs::path& candidate : {exe.parent_path() / "litmus-rule-worker",
+                                    exe.parent_path() / ".." / LITMUS_INSTALL_RULE_WORKER_SUBDIR / "litmus-rule-worker"}) {
+    if (access(candidate.c_str(), X_OK) == 0 && fs::is_regular_file(candidate, ec)) {
+      return fs::weakly_canonical(candidate, ec).string();
+    }
+  }
+  return "/proc/self/exe";
+}
+
 }  // namespace
+
+const std::string& RuleWorkerExecutable() {
+  static const std::string path = [] {
+    std::string found = FindRuleWorkerExecutable();
+    spdlog::debug("rule workers run {}", found == "/proc/self/exe" ? "this litmus itself (no litmus-rule-worker "
+                                                                      "beside it)"
+                                                                    : found);
+    return found;
+  }();
+  return path;
+}
+
+const char* RuleWorkerBuild() { return LITMUS_ENGINE_VERSION; }
 
 StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(int socket_fd, int arena_fd, int progress_fd,
                                                               std::string log_path,
@@ -51,17 +80,18 @@ StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(int socket_fd, int
   posix_spawnattr_setsigmask(&attr, &empty);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   const std::string parent = std::to_string(getpid());
-  std::vector<char*> argv = {const_cast<char*>("litmus"), const_cast<char*>("__rule-worker"),
-                             const_cast<char*>(parent.c_str()), nullptr};
+  const std::string& program = RuleWorkerExecutable();
+  std::vector<char*> argv = {const_cast<char*>("litmus-rule-worker"), const_cast<char*>("__rule-worker"),
+                             const_cast<char*>(parent.c_str()), const_cast<char*>(RuleWorkerBuild()), nullptr};
   pid_t pid = -1;
-  const int error = posix_spawn(&pid, "/proc/self/exe", &actions, &attr, argv.data(), environ);
+  const int error = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close(output[1]);
   if (error != 0) {
     close(output[0]);
     errno = error;
-    return InternalError(Errno("rule worker: posix_spawn /proc/self/exe"));
+    return InternalError(Errno("rule worker: posix_spawn " + program));
   }
   return std::unique_ptr<WorkerProcess>(new WorkerProcess(pid, output[0], std::move(log_path), log_limit));
 }

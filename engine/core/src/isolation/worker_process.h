@@ -1,4 +1,4 @@
-// WorkerProcess: one `litmus __rule-worker` child: started with posix_spawn (never fork: the
+// WorkerProcess: one rule worker child (RuleWorkerExecutable): started with posix_spawn (never fork: the
 // runner has oneTBB threads), its own process group (a terminal's Ctrl-C reaches the runner only;
 // the runner decides what happens to its rules), the socket on fd 3 and the read-only tensor
 // memory on fd 4, stdin from /dev/null, stdout and stderr into a pipe that a thread of ours
@@ -23,6 +23,18 @@ namespace litmus::isolation {
 inline constexpr int kWorkerSocketFd = 3;
 inline constexpr int kWorkerArenaFd = 4;
 inline constexpr int kWorkerProgressFd = 5;  // ProgressSlot
+// The exit code of a worker started by a runner of another build (RuleWorkerBuild differs).
+inline constexpr int kWorkerExitWrongBuild = 78;
+
+// The program a rule's worker runs: the litmus-rule-worker executable installed with this litmus
+// (beside it in a build tree, <prefix>/${CMAKE_INSTALL_LIBEXECDIR}/litmus/ when installed), which
+// starts in a third of litmus's time because it loads none of the libraries only the runner needs
+// (S3, YAML, ...); or, when there is none, this litmus itself in its hidden worker mode (a litmus
+// binary copied on its own keeps working). Found once per process.
+const std::string& RuleWorkerExecutable();
+// What runner and worker pass and compare (the version of the engine they were built from), so
+// that a worker of another litmus never serves this one's protocol.
+const char* RuleWorkerBuild();
 
 class WorkerProcess {
  public:
