@@ -14,7 +14,7 @@
 namespace litmus::isolation {
 namespace {
 
-std::vector<TensorRequirement> List(const std::string& name, std::vector<int64_t> steps, uint32_t trial = 0,
+std::vector<TensorRequirement> List(const std::string& name, RequiredSteps steps, uint32_t trial = 0,
                                     bool reductions_only = false) {
   static std::deque<std::string> names;  // (requirements view their names; a deque keeps them in place)
   names.push_back(name);
@@ -38,7 +38,7 @@ TEST(RequirementHistory, MovedShiftsEveryStepAndIsMovedComparesEverything) {
   const auto base = List("w", {3, 4});
   const auto moved = RequirementHistory::Moved(base, 10);
   ASSERT_EQ(moved.size(), 1u);
-  EXPECT_EQ(moved[0].steps, (std::vector<int64_t>{13, 14}));
+  EXPECT_EQ(moved[0].steps, (RequiredSteps{13, 14}));
   EXPECT_TRUE(RequirementHistory::IsMoved(base, 10, moved));
   EXPECT_FALSE(RequirementHistory::IsMoved(base, 9, moved));
   EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, List("w", {13, 15})));    // one step differs

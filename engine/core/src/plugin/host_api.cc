@@ -770,10 +770,10 @@ void RecordRequirement(litmus_ctx* ctx, uint32_t trial, std::string_view name, c
   if (inserted) ctx->requirements->push_back({trial, name, {}, reductions_only});
   TensorRequirement& requirement = (*ctx->requirements)[it->second];
   requirement.reductions_only = requirement.reductions_only && reductions_only;
-  std::vector<int64_t>& out = requirement.steps;
-  out.insert(out.end(), steps, steps + step_count);
+  RequiredSteps& out = requirement.steps;
+  out.Append(steps, step_count);
   if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  out.Truncate(static_cast<size_t>(std::unique(out.begin(), out.end()) - out.begin()));
 }
 
 namespace {

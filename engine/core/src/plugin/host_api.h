@@ -16,6 +16,7 @@
 
 #include "litmus/engine/tensor.h"
 #include "litmus/rule_abi.h"
+#include "plugin/required_steps.h"
 #include "plugin/series_store.h"
 
 namespace litmus {
@@ -31,7 +32,7 @@ class Trial;
 struct TensorRequirement {
   uint32_t trial = 0;
   std::string_view name;
-  std::vector<int64_t> steps;
+  RequiredSteps steps;  // sorted, unique
   // ABI 1.2 LITMUS_REQUIRE_REDUCTIONS_ONLY: the rule reads only reductions, so a step where the
   // tensor has saved reductions but no raw value is evaluated (otherwise it is skipped, as
   // smdebug's RequiredTensors.fetch does).
