@@ -15,7 +15,6 @@
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "litmus/actions/action_spec.h"
@@ -911,7 +910,7 @@ struct JobRunner::Impl {
       if (result.status != LITMUS_OK) continue;
       for (auto& key : KeysOf(reqs)) keys.push_back(std::move(key));
     }
-    SortUnique(keys);
+    SortUniqueKeys(keys);
     JoinPrefetch();
     // What the prefetch read is in the caches already (unless evicted since: then the rule's own
     // read fetches it again), and looking every key up again costs as much as a small tensor.
@@ -933,7 +932,7 @@ struct JobRunner::Impl {
       for (RuleState* r : ready) {
         if (Declare(*r, step).first.status == LITMUS_OK) AddNextKeys(*r, step, next_keys);
       }
-      SortUnique(next_keys);
+      SortUniqueKeys(next_keys);
     }
     upcoming.clear();
     upcoming_for.reset();
@@ -994,7 +993,7 @@ struct JobRunner::Impl {
       upcoming_for = upcoming_for ? std::min(*upcoming_for, *next) : *next;
       if (Declare(*r, *next).first.status == LITMUS_OK) AddNextKeys(*r, *next, upcoming);
     }
-    SortUnique(upcoming);
+    SortUniqueKeys(upcoming);
     // What this step read and the next two do not need is dropped with the next prefetch (by the
     // background task: this thread has the rules' work).
     std::vector<ReadKey> unneeded;
@@ -1043,7 +1042,7 @@ struct JobRunner::Impl {
         }
       }
     }
-    SortUnique(next);
+    SortUniqueKeys(next);
     prefetched = std::move(next);
     if (prefetched.empty()) return;
     prefetch_running = true;
@@ -1104,7 +1103,7 @@ struct JobRunner::Impl {
         for (auto& key : KeysOf(ready[i]->declared.at(window[k]).second)) keys.push_back(std::move(key));
       }
     }
-    SortUnique(keys);
+    SortUniqueKeys(keys);
     JoinPrefetch();
     std::vector<ReadKey> release;
     std::set_difference(stale.begin(), stale.end(), keys.begin(), keys.end(), std::back_inserter(release));
@@ -1228,21 +1227,6 @@ struct JobRunner::Impl {
         out.push_back(std::move(key));
       }
     }
-  }
-
-  // Sorts `keys` and drops repeats (rules usually declare in name order: then no sort is needed).
-  static void SortUnique(std::vector<ReadKey>& keys) {
-    if (std::is_sorted(keys.begin(), keys.end())) {
-      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-      return;
-    }
-    // The keys of many rules and steps repeat: first drop the repeats in an order that compares
-    // names by address (a trial has one copy of each name), then sort the far fewer left by name.
-    std::sort(keys.begin(), keys.end(), [](const ReadKey& a, const ReadKey& b) {
-      return std::tuple(a.trial, a.name.data(), a.step) < std::tuple(b.trial, b.name.data(), b.step);
-    });
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    std::sort(keys.begin(), keys.end());
   }
 
   // The first already-available step >= from, without side effects on the rule.

@@ -1,4 +1,5 @@
-// ReadKey: one required (trial, tensor, step) that the runner reads before its rules run, and
+// ReadKey: one required (trial, tensor, step) that the runner reads before its rules run (and
+// SortUniqueKeys, its list for a read), and
 // StepValues: what the runner's reads for one step decoded, in key order, so that an isolated
 // rule's Invoke table (isolation/isolated_rule.h) takes each value from there instead of looking
 // it up in the trial again (a lookup per tensor and step showed in profiles of small tensors).
@@ -46,6 +47,11 @@ struct ReadValue {
   friend bool operator<(const ReadValue& a, const ReadKey& b) { return a.key < b; }
   friend bool operator<(const ReadKey& a, const ReadValue& b) { return a < b.key; }
 };
+
+// Sorts `keys` and drops repeats. Rules usually declare in name order: then no sort is needed.
+// Otherwise (the keys of several rules and steps, ~8x repeated with 20 rules) the repeats go first,
+// in one pass that compares names by address only, and the far fewer left are sorted by name.
+void SortUniqueKeys(std::vector<ReadKey>& keys);
 
 // Sorted ReadValues of one step. Find remembers where the last lookup ended: a rule asks for its
 // tensors in the order it declared them, which is usually key order, so most lookups compare one

@@ -1,0 +1,51 @@
+// SortUniqueKeys (run/read_key.h): the result is the keys sorted by (trial, name, step) without
+// repeats, whatever their order and however often they repeat; equal names are one view each
+// (a trial's copy), as the runner's keys are.
+#include "run/read_key.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <deque>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace litmus {
+namespace {
+
+std::vector<ReadKey> Reference(std::vector<ReadKey> keys) {
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+TEST(SortUniqueKeys, ShuffledKeysRepeatedManyTimesComeOutSortedOnce) {
+  // Names stored out of name order, so that their addresses do not sort as their bytes do.
+  std::deque<std::string> names = {"zeta", "alpha", "gradient/fc1", "gradient/fc0", "loss", "a", "ab"};
+  std::mt19937 random(7);
+  for (const size_t count : {0u, 1u, 2u, 15u, 16u, 17u, 1000u, 20000u}) {
+    SCOPED_TRACE(count);
+    std::vector<ReadKey> keys;
+    for (size_t i = 0; i < count; ++i) {
+      keys.push_back(ReadKey{static_cast<uint32_t>(random() % 2), names[random() % names.size()],
+                             static_cast<int64_t>(random() % 40) - 5});
+    }
+    std::vector<ReadKey> sorted = keys;
+    SortUniqueKeys(sorted);
+    EXPECT_EQ(sorted, Reference(keys));
+    EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
+    SortUniqueKeys(sorted);  // already sorted, no repeats: unchanged
+    EXPECT_EQ(sorted, Reference(keys));
+  }
+}
+
+TEST(SortUniqueKeys, SortedKeysLoseOnlyTheirRepeats) {
+  const std::string a = "a", b = "b";
+  std::vector<ReadKey> keys = {{0, a, 1}, {0, a, 1}, {0, a, 2}, {0, b, 1}, {0, b, 1}, {1, a, 0}};
+  SortUniqueKeys(keys);
+  EXPECT_EQ(keys, (std::vector<ReadKey>{{0, a, 1}, {0, a, 2}, {0, b, 1}, {1, a, 0}}));
+}
+
+}  // namespace
+}  // namespace litmus
