@@ -1,6 +1,7 @@
 // SortUniqueKeys (run/read_key.h): the result is the keys sorted by (trial, name, step) without
 // repeats, whatever their order and however often they repeat; equal names are one view each
-// (a trial's copy), as the runner's keys are.
+// (a trial's copy), as the runner's keys are. ReadValueIndex finds what a binary search finds,
+// also once the list changed after the index was built.
 #include "run/read_key.h"
 
 #include <gtest/gtest.h>
@@ -45,6 +46,43 @@ TEST(SortUniqueKeys, SortedKeysLoseOnlyTheirRepeats) {
   std::vector<ReadKey> keys = {{0, a, 1}, {0, a, 1}, {0, a, 2}, {0, b, 1}, {0, b, 1}, {1, a, 0}};
   SortUniqueKeys(keys);
   EXPECT_EQ(keys, (std::vector<ReadKey>{{0, a, 1}, {0, a, 2}, {0, b, 1}, {1, a, 0}}));
+}
+
+TEST(ReadValueIndex, FindsWhatABinarySearchFindsAlsoAfterTheListChanged) {
+  std::deque<std::string> names = {"w3", "w1", "w2", "loss"};
+  std::vector<ReadKey> keys;
+  for (uint32_t trial = 0; trial < 2; ++trial) {
+    for (const std::string& name : names) {
+      for (int64_t step = 0; step < 16; step += 2) keys.push_back({trial, name, step});
+    }
+  }
+  SortUniqueKeys(keys);
+  std::vector<ReadValue> values;
+  for (const ReadKey& key : keys) values.push_back({key, nullptr, false});
+  const auto expect_agrees = [&](const ReadValueIndex& index) {
+    for (uint32_t trial = 0; trial < 3; ++trial) {
+      for (const std::string& name : names) {
+        for (int64_t step = -1; step < 17; ++step) {
+          const ReadKey key{trial, name, step};
+          const auto it = std::lower_bound(values.begin(), values.end(), key);
+          const ReadValue* expected = it != values.end() && it->key == key ? &*it : nullptr;
+          EXPECT_EQ(index.Find(values, key), expected) << trial << " " << name << " " << step;
+        }
+      }
+    }
+  };
+  ReadValueIndex index;
+  expect_agrees(index);  // never built: the binary search alone
+  index.Build(values);
+  expect_agrees(index);
+  // The list changes after Build (a step's values replaced by others in the same memory): the
+  // index only points at the wrong entries, which Find checks.
+  for (ReadValue& v : values) v.key.step += 1;
+  expect_agrees(index);
+  values.erase(values.begin(), values.begin() + 5);
+  expect_agrees(index);
+  values.clear();
+  expect_agrees(index);
 }
 
 }  // namespace

@@ -618,7 +618,7 @@ void IsolatedRule::AppendLocalTensors(int64_t step, const InvokeInput& input, En
   }
   // Names first defined by this request, then the entries: name id, the rule's trial number,
   // then what TensorTable encodes.
-  StepValues values(input.values);
+  StepValues values(input.values, input.index);
   Encoder names, entries;
   uint64_t new_names = 0, count = 0;
   const auto it = declared_.find(step);

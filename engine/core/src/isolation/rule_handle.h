@@ -28,6 +28,7 @@ class StepTable;
 // the values from the shared memory, most of them through the step's shared table.
 struct InvokeInput {
   const std::vector<ReadValue>* values = nullptr;  // decoded for the step (sorted; job-wide trials)
+  const ReadValueIndex* index = nullptr;           // of `values` (lookups without name compares), or null
   std::span<const uint32_t> trial_indices;         // the rule's trial numbers -> job-wide ones
   const isolation::StepTable* table = nullptr;     // RuleIsolation::ShareStep of the step, or null
   // StartInvokeSteps: a step that returned LITMUS_CONDITION_MET does not end the call

@@ -147,6 +147,8 @@ struct JobRunner::Impl {
   // need not read them again, and isolated rules take the values from here. Emptied by every
   // refresh, which can change what a key resolves to.
   std::vector<ReadValue> readable;
+  // Of `readable`, built once its reads are in (a stale index is only slower: ReadValueIndex).
+  ReadValueIndex readable_index;
   // The shared table of the step being invoked (RuleIsolation::ShareStep), and `trials` as pointers.
   std::shared_ptr<const isolation::StepTable> step_table;
   std::vector<Trial*> trial_pointers;
@@ -655,7 +657,7 @@ struct JobRunner::Impl {
             return StepOutcome::kClientError;
           }
         }
-        if (std::binary_search(readable.begin(), readable.end(), ReadKey{req.trial, req.name, s})) continue;
+        if (readable_index.Find(readable, ReadKey{req.trial, req.name, s}) != nullptr) continue;
         auto value = trial.Value(req.name, s);
         // A record the index names that its event file does not hold yet (an upload on its way):
         // wait for it, as for the step; the trial turns it into DataLoss after its retry budget.
@@ -947,6 +949,7 @@ struct JobRunner::Impl {
       });
     }
     ReadInto(unread);
+    readable_index.Build(readable);
     if (isolation != nullptr && isolation->options().batch_steps > 1) last_step_bytes = BytesOf(readable);
     std::vector<RuleState*> to_invoke;
     for (RuleState* r : ready) {
@@ -968,6 +971,7 @@ struct JobRunner::Impl {
     if (!to_invoke.empty() && isolation != nullptr) step_table = isolation->ShareStep(readable, trial_pointers);
     for (RuleState* r : to_invoke) {
       r->instance->StartInvoke(step, InvokeInput{.values = &readable,
+                                                 .index = &readable_index,
                                                  .trial_indices = r->trial_indices,
                                                  .table = step_table.get(),
                                                  .past_firings = false,
@@ -1122,6 +1126,7 @@ struct JobRunner::Impl {
     upcoming.clear();
     upcoming_for.reset();
     ReadInto(unread);
+    readable_index.Build(readable);
     // A step whose fetch check finds a tensor missing is skipped, as EvaluateStep skips it, once
     // the rule's worker confirmed the list (a wrong guess must not skip a step).
     std::vector<std::vector<uint8_t>> skip(ready.size(), std::vector<uint8_t>(window.size(), 0));
@@ -1167,6 +1172,7 @@ struct JobRunner::Impl {
       if (!call(i)) continue;
       ready[i]->instance->StartInvokeSteps(std::span<const int64_t>(window.data(), count[i]),
                                            InvokeInput{.values = &readable,
+                                                 .index = &readable_index,
                                                        .trial_indices = ready[i]->trial_indices,
                                                        .table = step_table.get(),
                                                        .past_firings = config.keep_going,

@@ -53,17 +53,36 @@ struct ReadValue {
 // in one pass that compares names by address only, and the far fewer left are sorted by name.
 void SortUniqueKeys(std::vector<ReadKey>& keys);
 
+// A hash index of a sorted list of ReadValues by (trial, name's address, step): a lookup compares
+// no name bytes (the list is sorted by them because workers search the step table by name; the
+// runner looks up ~20 rules x 16 steps x their tensors per call). Safe when the list changed
+// after Build: a hit is checked against the list, and a miss is confirmed by a binary search.
+class ReadValueIndex {
+ public:
+  // Indexes `values` (not owned); again after it changes, for speed.
+  void Build(const std::vector<ReadValue>& values);
+  // The value of `key` in `values`, or nullptr.
+  const ReadValue* Find(const std::vector<ReadValue>& values, const ReadKey& key) const;
+
+ private:
+  std::vector<uint32_t> slots_;  // index into the list, or kEmpty
+  size_t mask_ = 0;
+};
+
 // Sorted ReadValues of one step. Find remembers where the last lookup ended: a rule asks for its
 // tensors in the order it declared them, which is usually key order, so most lookups compare one
 // key.
 class StepValues {
  public:
   StepValues() = default;
-  explicit StepValues(const std::vector<ReadValue>* values) : values_(values) {}
+  // With `index` (of `values`), a lookup is a hash probe.
+  explicit StepValues(const std::vector<ReadValue>* values, const ReadValueIndex* index = nullptr)
+      : values_(values), index_(index) {}
 
   // The decoded value of `key`, or nullptr when the step's reads did not decode it.
   const ReadValue* Find(const ReadKey& key) {
     if (values_ == nullptr || values_->empty()) return nullptr;
+    if (index_ != nullptr) return index_->Find(*values_, key);
     const std::vector<ReadValue>& v = *values_;
     // Near the last key found first (keys of other rules of the step lie in between), then a
     // binary search.
@@ -81,6 +100,7 @@ class StepValues {
 
  private:
   const std::vector<ReadValue>* values_ = nullptr;
+  const ReadValueIndex* index_ = nullptr;
   size_t next_ = 0;
 };
 
