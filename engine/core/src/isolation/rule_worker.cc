@@ -77,7 +77,8 @@ class RequirementsWriter {
     } else {
       out.Put<uint64_t>(reqs.size());
       for (const TensorRequirement& r : reqs) {
-        out.Put<uint32_t>(r.trial).PutString(r.name).PutBytes(r.steps.data(), r.steps.size() * sizeof(int64_t)).Put<uint8_t>(r.reductions_only ? 1 : 0);
+        out.Put<uint32_t>(r.trial).PutString(r.name);
+        out.PutBytes(r.steps.data(), r.steps.size() * sizeof(int64_t)).Put<uint8_t>(r.reductions_only ? 1 : 0);
       }
     }
     history_.Record(step, std::move(reqs));

@@ -1,8 +1,8 @@
-// WorkerProcess: one rule worker child (RuleWorkerExecutable): started with posix_spawn (never fork: the
-// runner has oneTBB threads), its own process group (a terminal's Ctrl-C reaches the runner only;
-// the runner decides what happens to its rules), the socket on fd 3 and the read-only tensor
-// memory on fd 4, stdin from /dev/null, stdout and stderr into a pipe that a thread of ours
-// copies into a bounded log file. Thread-compatible.
+// WorkerProcess: one rule worker child (RuleWorkerExecutable): started with posix_spawn (never
+// fork: the runner has oneTBB threads), its own process group (a terminal's Ctrl-C reaches the
+// runner only; the runner decides what happens to its rules), the socket on fd 3 and the
+// read-only tensor memory on fd 4, stdin from /dev/null, stdout and stderr into a pipe that a
+// thread of ours copies into a bounded log file. Thread-compatible.
 #pragma once
 
 #include <sys/types.h>

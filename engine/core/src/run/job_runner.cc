@@ -1172,7 +1172,7 @@ struct JobRunner::Impl {
       if (!call(i)) continue;
       ready[i]->instance->StartInvokeSteps(std::span<const int64_t>(window.data(), count[i]),
                                            InvokeInput{.values = &readable,
-                                                 .index = &readable_index,
+                                                       .index = &readable_index,
                                                        .trial_indices = ready[i]->trial_indices,
                                                        .table = step_table.get(),
                                                        .past_firings = config.keep_going,

@@ -1,9 +1,9 @@
-// ReadKey: one required (trial, tensor, step) that the runner reads before its rules run (and
-// SortUniqueKeys, its list for a read), and
-// StepValues: what the runner's reads for one step decoded, in key order, so that an isolated
-// rule's Invoke table (isolation/isolated_rule.h) takes each value from there instead of looking
-// it up in the trial again (a lookup per tensor and step showed in profiles of small tensors).
-// Value types; a StepValues is used by one thread.
+// ReadKey: one required (trial, tensor, step) that the runner reads before its rules run, with
+// SortUniqueKeys (a read's list of them); ReadValue and StepValues: what the runner's reads
+// decoded, in key order, so that an isolated rule's Invoke table (isolation/isolated_rule.h)
+// takes each value from there instead of looking it up in the trial again (a lookup per tensor
+// and step showed in profiles of small tensors), found through a ReadValueIndex. Value types; a
+// StepValues is used by one thread, a built ReadValueIndex may be read by several.
 #pragma once
 
 #include <algorithm>
@@ -65,7 +65,7 @@ class ReadValueIndex {
   const ReadValue* Find(const std::vector<ReadValue>& values, const ReadKey& key) const;
 
  private:
-  std::vector<uint32_t> slots_;  // index into the list, or kEmpty
+  std::vector<uint32_t> slots_;  // an index into the list, or UINT32_MAX for none
   size_t mask_ = 0;
 };
 
