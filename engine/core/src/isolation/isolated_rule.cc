@@ -618,7 +618,8 @@ void IsolatedRule::AppendLocalTensors(int64_t step, const InvokeInput& input, En
   }
   // Names first defined by this request, then the entries: name id, the rule's trial number,
   // then what TensorTable encodes.
-  StepValues values(input.values, input.index);
+  static const ReadValueIndex kUnindexed;  // (its Find is a binary search)
+  const ReadValueIndex& index = input.index != nullptr ? *input.index : kUnindexed;
   Encoder names, entries;
   uint64_t new_names = 0, count = 0;
   const auto it = declared_.find(step);
@@ -628,7 +629,8 @@ void IsolatedRule::AppendLocalTensors(int64_t step, const InvokeInput& input, En
       const Trial& trial = *trials_[req.trial];
       const uint32_t job_trial = req.trial < input.trial_indices.size() ? input.trial_indices[req.trial] : UINT32_MAX;
       for (const int64_t s : req.steps) {
-        const ReadValue* known = values.Find(ReadKey{job_trial, req.name, s});
+        const ReadValue* known =
+            input.values != nullptr ? index.Find(*input.values, ReadKey{job_trial, req.name, s}) : nullptr;
         if (input.table != nullptr && known != nullptr && StepTable::Covers(*arena_, *known)) continue;  // in the table
         auto [id, inserted] = name_ids_.try_emplace(req.name.data(), static_cast<uint32_t>(name_ids_.size()));
         if (inserted) {

@@ -1,9 +1,9 @@
 // ReadKey: one required (trial, tensor, step) that the runner reads before its rules run, with
-// SortUniqueKeys (a read's list of them); ReadValue and StepValues: what the runner's reads
-// decoded, in key order, so that an isolated rule's Invoke table (isolation/isolated_rule.h)
-// takes each value from there instead of looking it up in the trial again (a lookup per tensor
-// and step showed in profiles of small tensors), found through a ReadValueIndex. Value types; a
-// StepValues is used by one thread, a built ReadValueIndex may be read by several.
+// SortUniqueKeys (a read's list of them); ReadValue: what the runner's reads decoded, kept in key
+// order, so that an isolated rule's Invoke table (isolation/isolated_rule.h) takes each value
+// from there instead of looking it up in the trial again (a lookup per tensor and step showed in
+// profiles of small tensors), found through a ReadValueIndex. Value types; a built
+// ReadValueIndex may be read by several threads.
 #pragma once
 
 #include <algorithm>
@@ -67,41 +67,6 @@ class ReadValueIndex {
  private:
   std::vector<uint32_t> slots_;  // an index into the list, or UINT32_MAX for none
   size_t mask_ = 0;
-};
-
-// Sorted ReadValues of one step. Find remembers where the last lookup ended: a rule asks for its
-// tensors in the order it declared them, which is usually key order, so most lookups compare one
-// key.
-class StepValues {
- public:
-  StepValues() = default;
-  // With `index` (of `values`), a lookup is a hash probe.
-  explicit StepValues(const std::vector<ReadValue>* values, const ReadValueIndex* index = nullptr)
-      : values_(values), index_(index) {}
-
-  // The decoded value of `key`, or nullptr when the step's reads did not decode it.
-  const ReadValue* Find(const ReadKey& key) {
-    if (values_ == nullptr || values_->empty()) return nullptr;
-    if (index_ != nullptr) return index_->Find(*values_, key);
-    const std::vector<ReadValue>& v = *values_;
-    // Near the last key found first (keys of other rules of the step lie in between), then a
-    // binary search.
-    for (size_t i = next_ >= 2 ? next_ - 2 : 0; i < std::min(v.size(), next_ + 6); ++i) {
-      if (v[i].key == key) {
-        next_ = i + 1;
-        return &v[i];
-      }
-    }
-    const auto it = std::lower_bound(v.begin(), v.end(), key);
-    if (it == v.end() || !(it->key == key)) return nullptr;
-    next_ = static_cast<size_t>(it - v.begin()) + 1;
-    return &*it;
-  }
-
- private:
-  const std::vector<ReadValue>* values_ = nullptr;
-  const ReadValueIndex* index_ = nullptr;
-  size_t next_ = 0;
 };
 
 }  // namespace litmus
