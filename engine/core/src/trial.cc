@@ -932,6 +932,9 @@ std::vector<std::string_view> Trial::TensorNameViewsAtStep(int64_t global_step,
 std::vector<std::string> Trial::TensorNamesForMode(Mode mode) const {
   return impl_->catalog.TensorNamesForMode(mode);
 }
+std::vector<std::string_view> Trial::TensorNameViewsForMode(Mode mode) const {
+  return impl_->catalog.TensorNameViewsForMode(mode);
+}
 
 StatusOr<std::vector<std::string>> Trial::TensorNamesInCollection(const std::string& collection) const {
   LITMUS_ASSIGN_OR_RETURN(std::vector<std::string_view> views, TensorNameViewsInCollection(collection));

@@ -331,6 +331,18 @@ std::vector<std::string> TrialCatalog::TensorNamesForMode(Mode mode) const {
   return SetToVector(it->second);
 }
 
+std::vector<std::string_view> TrialCatalog::TensorNameViewsForMode(Mode mode) const {
+  std::vector<std::string_view> names;
+  if (mode == Mode::kGlobal) {
+    names.reserve(tensors_.size());
+    for (const auto& [name, unused] : tensors_) names.push_back(name);
+    return names;
+  }
+  const auto it = tensors_for_mode_.find(mode);
+  if (it != tensors_for_mode_.end()) names.assign(it->second.begin(), it->second.end());
+  return names;
+}
+
 const TensorRecord* TrialCatalog::FindTensor(std::string_view name) const {
   if (const auto own = by_address_.find(name.data());
       own != by_address_.end() && own->second->name.size() == name.size()) {

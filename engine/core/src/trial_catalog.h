@@ -166,6 +166,8 @@ class TrialCatalog {
   std::vector<std::string_view> TensorNameViewsAtStep(int64_t global_step,
                                                       const std::vector<std::string_view>* among = nullptr) const;
   std::vector<std::string> TensorNamesForMode(Mode mode) const;
+  // TensorNamesForMode as views of the catalog's own copies (valid as long as the catalog).
+  std::vector<std::string_view> TensorNameViewsForMode(Mode mode) const;
   // The tensor named `name`; found by address first when `name` views the catalog's own copy.
   const TensorRecord* FindTensor(std::string_view name) const;
   const std::map<std::string, TensorRecord>& tensors() const { return tensors_; }

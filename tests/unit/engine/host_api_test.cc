@@ -207,7 +207,32 @@ TEST_F(HostApiTest, TensorNamesByQuery) {
     litmus_tensor_query_t unknown_at_step = at_step;
     unknown_at_step.collection = S("no_such_collection");
     EXPECT_TRUE(names(unknown_at_step).empty()) << "step " << step;
+    // Every other filter at a step: what the filter selects, saved at that step.
+    const auto intersection = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+      std::vector<std::string> out;
+      std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+      return out;
+    };
+    litmus_tensor_query_t eval_only = all;
+    eval_only.mode = LITMUS_MODE_EVAL;
+    litmus_tensor_query_t train_fc1 = fc1;
+    train_fc1.mode = LITMUS_MODE_TRAIN;
+    for (const litmus_tensor_query_t& filter : {fc1, both, eval_only, train_fc1}) {
+      litmus_tensor_query_t filter_at_step = filter;
+      filter_at_step.step = step;
+      EXPECT_EQ(names(filter_at_step), intersection(names(filter), saved)) << "step " << step;
+    }
   }
+  litmus_tensor_query_t train_fc1_anywhere = fc1;
+  train_fc1_anywhere.mode = LITMUS_MODE_TRAIN;
+  EXPECT_THAT(names(train_fc1_anywhere),
+              ElementsAre("Net_fc1.bias", "Net_fc1.weight", "gradient/Net_fc1.bias", "gradient/Net_fc1.weight"));
+  litmus_tensor_query_t eval_gradients = gradients;
+  eval_gradients.mode = LITMUS_MODE_EVAL;  // gradients are saved in TRAIN steps only
+  EXPECT_TRUE(names(eval_gradients).empty());
+  litmus_tensor_query_t fc1_at_eval_step = fc1;
+  fc1_at_eval_step.step = 5;
+  EXPECT_THAT(names(fc1_at_eval_step), ElementsAre("Net_fc1.bias", "Net_fc1.weight"));
   litmus_tensor_query_t gradients_at_0 = gradients;
   gradients_at_0.step = 0;
   EXPECT_EQ(names(gradients_at_0).size(), 4u);

@@ -369,38 +369,24 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       if (!mode) return LITMUS_INVALID_ARGUMENT;
     }
 
-    // The common queries, a collection, a step, or a collection at a step (rules ask at every
-    // step), hand out the trial's own names without copies.
-    if (regex->empty() && (!mode || *mode == Mode::kGlobal)) {
-      if (!collection->empty()) {
-        StatusOr<std::vector<std::string_view>> members = t->TensorNameViewsInCollection(*collection);
-        if (members.ok()) {
-          Borrow(ctx, q.step < 0 ? *members : t->TensorNameViewsAtStep(q.step, &*members), names, count);
-          return LITMUS_OK;
-        }
-      } else if (q.step >= 0) {
-        Borrow(ctx, t->TensorNameViewsAtStep(q.step), names, count);
-        return LITMUS_OK;
-      }
-    }
-    // Filters intersect; each list below is sorted and holds saved names only, so the first
-    // filter starts the selection and every name is listed only when nothing filters (rules ask
-    // for a collection at every step, and the trial keeps its members ready).
-    std::optional<std::vector<std::string>> selected;  // nullopt: every saved name
-    auto intersect = [&selected](std::vector<std::string> other) {
+    // Filters intersect; each list below is sorted, holds saved names only and views the
+    // trial's own copies (valid as long as the trial: nothing is copied, as rules ask at every
+    // step). The first filter starts the selection, the step is checked last (one lookup per
+    // selected name), and every name is listed only when nothing filters.
+    std::optional<std::vector<std::string_view>> selected;  // nullopt: every saved name
+    auto intersect = [&selected](std::vector<std::string_view> other) {
       if (!selected) {
         selected = std::move(other);
         return;
       }
-      std::vector<std::string> out;
+      std::vector<std::string_view> out;
       std::set_intersection(selected->begin(), selected->end(), other.begin(), other.end(), std::back_inserter(out));
       selected = std::move(out);
     };
-    if (q.step >= 0) intersect(t->TensorNamesAtStep(q.step));
     // GLOBAL means every mode, as smdebug's tensor_names(mode=ModeKeys.GLOBAL).
-    if (mode && *mode != Mode::kGlobal) intersect(t->TensorNamesForMode(*mode));
+    if (mode && *mode != Mode::kGlobal) intersect(t->TensorNameViewsForMode(*mode));
     if (!collection->empty()) {
-      StatusOr<std::vector<std::string>> members = t->TensorNamesInCollection(*collection);
+      StatusOr<std::vector<std::string_view>> members = t->TensorNameViewsInCollection(*collection);
       if (members.ok()) {
         intersect(*std::move(members));
       } else if (members.status().code() == StatusCode::kNotFound) {
@@ -410,12 +396,17 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
       }
     }
     if (!regex->empty()) {
-      StatusOr<std::vector<std::string>> matching = t->TensorNamesMatching(*regex);
+      StatusOr<std::vector<std::string_view>> matching = t->TensorNameViewsMatching(*regex);
       if (!matching.ok()) return Fail(ctx, LITMUS_INVALID_ARGUMENT, "tensor_names: " + matching.status().message());
       intersect(*std::move(matching));
     }
-    if (!selected) selected = t->TensorNames();
-    Borrow(ctx, *std::move(selected), names, count);
+    if (q.step >= 0) {
+      Borrow(ctx, t->TensorNameViewsAtStep(q.step, selected ? &*selected : nullptr), names, count);
+    } else if (selected) {
+      Borrow(ctx, *selected, names, count);
+    } else {
+      Borrow(ctx, t->TensorNames(), names, count);
+    }
     return LITMUS_OK;
   });
 }

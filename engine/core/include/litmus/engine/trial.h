@@ -157,6 +157,8 @@ class Trial {
   // Names saved at a global step / in a mode; InvalidArgument-free filters.
   std::vector<std::string> TensorNamesAtStep(int64_t global_step) const;
   std::vector<std::string> TensorNamesForMode(Mode mode) const;
+  // TensorNamesForMode as views of the trial's own names (valid as long as the Trial), sorted.
+  std::vector<std::string_view> TensorNameViewsForMode(Mode mode) const;
   // TensorNamesAtStep as views of the trial's own names (valid as long as the Trial); with
   // `among` (views of the trial's names from the *View* functions here, sorted), only those.
   std::vector<std::string_view> TensorNameViewsAtStep(int64_t global_step,
