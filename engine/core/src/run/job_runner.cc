@@ -1461,6 +1461,7 @@ struct JobRunner::Impl {
     }
     progress->Clear();
     for (auto& r : rules) WriteReport(*r);
+    if (series_files.writes() > 0) spdlog::debug("series files written {} times", series_files.writes());
     reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
     reporter->Finish(code, line);
     // A stopped job (SIGTERM: a pod evicted, a spot instance reclaimed) resumes when restarted.

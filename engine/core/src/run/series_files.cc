@@ -10,14 +10,18 @@ void SeriesFiles::Write(JobReporter& reporter, const std::string& configuration_
   if (series.empty()) return;
   Written& w = written_[configuration_name];
   if (w.version == series.version()) return;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_();
   if (!force && w.at != std::chrono::steady_clock::time_point{} && now < w.next) return;
   reporter.WriteRuleSeries(configuration_name, series.ToJson(configuration_name, rule_class));
+  ++writes_;
   w.version = series.version();
   w.at = now;
-  // A large document (hundreds of series of 1024 buckets: tens of MB) is not rewritten more
-  // often than keeps its cost at ~2 % of the runner's time.
-  w.next = now + std::max<std::chrono::steady_clock::duration>(kInterval, 50 * (std::chrono::steady_clock::now() - now));
+  total_cost_ -= w.cost;
+  w.cost = clock_() - now;
+  total_cost_ += w.cost;
+  // Each document waits kBudgetFactor times the cost of writing all of them once: rewriting
+  // every document once per wait keeps the job's series writes at ~1/kBudgetFactor of its time.
+  w.next = now + std::max<std::chrono::steady_clock::duration>(kInterval, kBudgetFactor * total_cost_);
 }
 
 }  // namespace litmus
