@@ -102,6 +102,37 @@ TEST(StepTable, WorkersFindEveryValueAsTheRunnerDecodedIt) {
   EXPECT_LT(view.Find(1, first.key.name, first.key.step), 0);
 }
 
+// A rule that asks step by step (every tensor at one step, then the next step), skipping
+// tensors, or asking for what the table lacks in between, finds exactly the rows of its keys.
+TEST(StepTable, LookupsStepByStepFindTheirOwnRows) {
+  Fixture f = Open();
+  Trial* trials[] = {f.trial.get()};
+  std::shared_ptr<const StepTable> table = StepTable::Build(*f.arena, f.values, trials);
+  ASSERT_NE(table, nullptr);
+  StepTableView view;
+  ASSERT_TRUE(view.Open(*f.mapping, table->offset(), table->size()));
+  ASSERT_GE(f.names.size(), 4u);
+  for (const size_t skip : {0, 2, 3}) {
+    for (int64_t step = 0; step <= 2; ++step) {
+      for (size_t n = 0; n < f.names.size(); ++n) {
+        if (skip != 0 && n % skip == 1) continue;
+        if (n == 2) {
+          EXPECT_LT(view.Find(0, f.names[n] + "~", step), 0);  // between two names
+        }
+        const auto expected = std::find_if(f.values.begin(), f.values.end(), [&](const ReadValue& v) {
+          return v.key.name == f.names[n] && v.key.step == step;
+        });
+        const int64_t index = view.Find(0, f.names[n], step);
+        if (expected == f.values.end()) {
+          EXPECT_LT(index, 0) << f.names[n] << " at " << step;
+        } else {
+          EXPECT_EQ(index, expected - f.values.begin()) << f.names[n] << " at " << step << ", skip " << skip;
+        }
+      }
+    }
+  }
+}
+
 TEST(StepTable, StoredReductionsTakePrecedenceOverMemos) {
   Fixture f = Open();
   ReadValue& first = f.values.front();

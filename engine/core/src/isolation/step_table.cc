@@ -109,6 +109,7 @@ std::shared_ptr<const StepTable> StepTable::Build(SharedArena& arena, const std:
 bool StepTableView::Open(const ReadOnlyMapping& arena, uint64_t offset, uint64_t size) {
   Close();
   next_ = 0;
+  stride_ = 0;
   const std::byte* base = arena.At(offset, size);
   Header header{};
   if (base == nullptr || size < sizeof(Header) || reinterpret_cast<uintptr_t>(base) % alignof(StepTableRow) != 0) {
@@ -145,7 +146,7 @@ const double* StepTableView::Memos(const StepTableRow& row) const {
 int64_t StepTableView::Find(uint32_t trial, std::string_view name, int64_t step) {
   const auto matches = [&](const StepTableRow& r) { return r.trial == trial && r.step == step && Name(r) == name; };
   // Near the last row found first (a rule that asks for two steps of each tensor, the later
-  // first, misses the next row by one), then a binary search.
+  // first, misses the next row by one).
   size_t found = SIZE_MAX;
   const size_t from = next_ >= 2 ? next_ - 2 : 0;
   for (size_t i = from; i < std::min(rows_.size(), next_ + 3); ++i) {
@@ -153,6 +154,12 @@ int64_t StepTableView::Find(uint32_t trial, std::string_view name, int64_t step)
       found = i;
       break;
     }
+  }
+  // Then the next tensor at the same step: a call's table holds each tensor at each of the
+  // call's steps, so a rule that asks for its tensors one step at a time jumps by that many rows
+  // (stride_, learned from its last two lookups of one step).
+  if (found == SIZE_MAX && stride_ > 0 && next_ - 1 + stride_ < rows_.size() && matches(rows_[next_ - 1 + stride_])) {
+    found = next_ - 1 + stride_;
   }
   if (found == SIZE_MAX) {
     // Key order (ReadKey): trial, then the name's bytes, then the step.
@@ -166,6 +173,10 @@ int64_t StepTableView::Find(uint32_t trial, std::string_view name, int64_t step)
     found = static_cast<size_t>(it - rows_.begin());
   }
   if (!Valid(rows_[found])) return -1;
+  if (next_ > 0 && found >= next_) {
+    const StepTableRow& last = rows_[next_ - 1];
+    if (last.step == step && last.trial == trial) stride_ = found - (next_ - 1);
+  }
   next_ = found + 1;
   return static_cast<int64_t>(found);
 }

@@ -72,8 +72,9 @@ class StepTableView {
   size_t rows() const { return rows_.size(); }
 
   // The index of the row of (job-wide trial, name, step), or -1 (also for a row that points
-  // outside the table or the arena). A rule mostly asks for its tensors in key order: the row
-  // after the last one found is tried first.
+  // outside the table or the arena). A rule mostly asks for its tensors in key order or step by
+  // step: the row after the last one found, then the next tensor's row at that step, are tried
+  // before a search.
   int64_t Find(uint32_t trial, std::string_view name, int64_t step);
   const StepTableRow& Row(size_t index) const { return rows_[index]; }
   // The parts of a row that Find returned.
@@ -89,7 +90,8 @@ class StepTableView {
   const std::byte* base_ = nullptr;
   uint64_t size_ = 0;
   std::span<const StepTableRow> rows_;
-  size_t next_ = 0;
+  size_t next_ = 0;    // after the last row found
+  size_t stride_ = 0;  // from one tensor's row to the next one's at the same step, if learned
 };
 
 }  // namespace litmus::isolation
