@@ -125,11 +125,22 @@ class ManyRequirer : public litmus::Rule {
   using Rule::Rule;
   void set_required_tensors(int64_t step) override {
     for (int i = 0; i < 100; ++i) req_tensors().add(TName(i), {step});
-    for (int i = 0; i < 100; i += 3) req_tensors().add(TName(i), {step - 1});
+    // (Steps as a vector, as smdebug's RequiredTensors.add takes a list: the same as a braced list.)
+    const std::vector<int64_t> before{step - 1};
+    for (int i = 0; i < 100; i += 3) req_tensors().add(TName(i), before);
   }
   // Reads through a copy made by assignment from a copy, after clearing both originals: a copy
   // answers on its own (its name index must not point into the object it was copied from).
-  bool invoke_at_step(int64_t) override {
+  bool invoke_at_step(int64_t step) override {
+    // The tensors handed out, and their values, share the requirement's copy of each name (no
+    // string copied per tensor and step).
+    const std::vector<litmus::Tensor> first = req_tensors().get();
+    const std::vector<litmus::Tensor> second = req_tensors().get();
+    names_shared = !first.empty() && first.size() == second.size();
+    for (size_t i = 0; names_shared && i < first.size(); ++i) {
+      names_shared = first[i].name().data() == second[i].name().data();
+    }
+    value_name_shared = !first.empty() && first[0].value(step).name().data() == first[0].name().data();
     litmus::RequiredTensors copy = req_tensors();
     litmus::RequiredTensors assigned = req_tensors();
     req_tensors().clear();
@@ -141,6 +152,8 @@ class ManyRequirer : public litmus::Rule {
     return false;
   }
   std::vector<std::pair<std::string, std::vector<int64_t>>> seen;
+  bool names_shared = false;
+  bool value_name_shared = false;
 };
 
 // Requires other names, in another order, at each step (a RequiredTensors reuses the storage of
@@ -709,6 +722,8 @@ TEST_F(RequiredTensorsTest, HundredsOfNamesKeepTheirOrderAndSteps) {
   litmus_ctx invoke = host_.NewCtx();
   ASSERT_EQ(Invoke(5, &invoke), LITMUS_OK) << invoke.error;
   const auto& seen = As<ManyRequirer>().seen;
+  EXPECT_TRUE(As<ManyRequirer>().names_shared);
+  EXPECT_TRUE(As<ManyRequirer>().value_name_shared);
   ASSERT_EQ(seen.size(), 100u);
   for (int i = 0; i < 100; ++i) {
     EXPECT_EQ(seen[i].first, TName(i));

@@ -31,7 +31,7 @@ inline size_t Rule::trial_count() const {
 inline Trial Tensor::trial() const { return Trial(rule_, trial_); }
 
 inline std::vector<int64_t> Tensor::steps(Mode mode) const {
-  return Trial(rule_, trial_).tensor_steps(name_, mode);
+  return Trial(rule_, trial_).tensor_steps(*name_, mode);
 }
 
 inline TensorView Tensor::value(int64_t step, Mode mode, std::string_view worker) const {
@@ -39,9 +39,9 @@ inline TensorView Tensor::value(int64_t step, Mode mode, std::string_view worker
   litmus_tensor_view_t view;
   std::memset(&view, 0, sizeof(view));
   view.struct_size = sizeof(view);
-  Rule::Check(fn(rule_->Ctx("tensor_value"), trial_, internal::ToStr(name_), step,
+  Rule::Check(fn(rule_->Ctx("tensor_value"), trial_, internal::ToStr(*name_), step,
                  static_cast<int32_t>(mode), internal::ToStr(worker), &view),
-              "tensor_value", name_, step, mode, worker);
+              "tensor_value", *name_, step, mode, worker);
   // Never trust sizes blindly: a view whose data cannot hold its elements is a host bug. (A dtype
   // this SDK does not know has element size 0: it passes through, and typed access refuses it.)
   const size_t element_size = TensorView::ElementSize(static_cast<DType>(view.dtype));
@@ -53,7 +53,7 @@ inline TensorView Tensor::value(int64_t step, Mode mode, std::string_view worker
         reinterpret_cast<uintptr_t>(view.data) % std::min<size_t>(element_size, 8) != 0)) ||
       (!numeric && view.num_elements > 0 && view.strings == nullptr) ||
       (view.rank > 0 && view.shape == nullptr)) {
-    throw Error("tensor_value returned an inconsistent view of tensor " + name_ + " at step " +
+    throw Error("tensor_value returned an inconsistent view of tensor " + *name_ + " at step " +
                 std::to_string(step) + " (dtype " + std::to_string(view.dtype) + ")");
   }
   return TensorView(view, name_);
@@ -63,10 +63,10 @@ inline double Tensor::reduction_value(int64_t step, Reduction reduction, bool ab
                                       std::string_view worker) const {
   auto fn = rule_->HostFn(&litmus_host_api_t::tensor_reduction, "tensor_reduction");
   double out = 0;
-  Rule::Check(fn(rule_->Ctx("tensor_reduction"), trial_, internal::ToStr(name_), step,
+  Rule::Check(fn(rule_->Ctx("tensor_reduction"), trial_, internal::ToStr(*name_), step,
                  static_cast<int32_t>(mode), static_cast<int32_t>(reduction), abs ? 1u : 0u,
                  internal::ToStr(worker), &out),
-              "tensor_reduction", name_, step, mode, worker);
+              "tensor_reduction", *name_, step, mode, worker);
   return out;
 }
 
@@ -84,10 +84,10 @@ inline std::vector<int64_t> Tensor::shape(int64_t step, Mode mode, std::string_v
   auto fn = rule_->HostFn(&litmus_host_api_t::tensor_shape, "tensor_shape");
   const int64_t* dims = nullptr;
   uint32_t rank = 0;
-  Rule::Check(fn(rule_->Ctx("tensor_shape"), trial_, internal::ToStr(name_), step,
+  Rule::Check(fn(rule_->Ctx("tensor_shape"), trial_, internal::ToStr(*name_), step,
                  static_cast<int32_t>(mode), internal::ToStr(worker), &dims, &rank),
-              "tensor_shape", name_, step, mode, worker);
-  if (rank > 0 && dims == nullptr) throw Error("tensor_shape returned no dimensions for " + name_);
+              "tensor_shape", *name_, step, mode, worker);
+  if (rank > 0 && dims == nullptr) throw Error("tensor_shape returned no dimensions for " + *name_);
   return std::vector<int64_t>(dims, dims + rank);
 }
 
@@ -182,7 +182,7 @@ inline uint32_t RequiredTensors::TrialIndex(const Trial& trial) const {
 }
 
 inline void RequiredTensors::Record(uint32_t trial, std::string_view name,
-                                    const std::vector<int64_t>& steps) {
+                                    std::span<const int64_t> steps) {
   Entries& entries = per_trial_[trial];
   if (const size_t found = entries.Find(name); found != SIZE_MAX) {
     std::vector<int64_t>& known = entries.list[found].steps;
@@ -193,7 +193,7 @@ inline void RequiredTensors::Record(uint32_t trial, std::string_view name,
 }
 
 inline void RequiredTensors::Add(uint32_t trial, std::string_view name,
-                                 const std::vector<int64_t>& steps, RequireOptions options) {
+                                 std::span<const int64_t> steps, RequireOptions options) {
   const Trial target(rule_, trial);
   if (forward_to_host_) {
     const int64_t last = steps.empty() ? -1 : steps.back();
@@ -227,7 +227,7 @@ inline std::vector<Tensor> RequiredTensors::Get(uint32_t trial) const {
   if (found == per_trial_.end()) return out;
   const Entries& entries = found->second;
   out.reserve(entries.size);
-  for (size_t i = 0; i < entries.size; ++i) out.push_back(Trial(rule_, trial).tensor(entries.list[i].name));
+  for (size_t i = 0; i < entries.size; ++i) out.push_back(Tensor(rule_, trial, entries.list[i].name));
   return out;
 }
 
@@ -236,7 +236,7 @@ inline std::vector<std::string> RequiredTensors::GetNames(uint32_t trial) const 
   const auto found = per_trial_.find(trial);
   if (found == per_trial_.end()) return out;
   const Entries& entries = found->second;
-  for (size_t i = 0; i < entries.size; ++i) out.push_back(entries.list[i].name);
+  for (size_t i = 0; i < entries.size; ++i) out.push_back(*entries.list[i].name);
   return out;
 }
 

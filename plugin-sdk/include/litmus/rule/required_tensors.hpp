@@ -10,7 +10,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,6 +24,24 @@
 #include "litmus/rule/trial.hpp"
 
 namespace litmus {
+
+/// The steps of RequiredTensors::add: a braced list (`{step}`, `{step - 1, step}`) or a
+/// std::vector<int64_t>, viewed for the call only (a braced list needs no allocation: rules
+/// add each tensor at each step).
+class StepList {
+ public:
+  /// No steps.
+  StepList() = default;
+  /// The steps of a braced list (valid until the end of the call it is passed to).
+  StepList(std::initializer_list<int64_t> steps) : steps_(steps.begin(), steps.size()) {}
+  /// The steps of a vector (implicit: code that passed vectors to add() compiles unchanged).
+  StepList(const std::vector<int64_t>& steps) : steps_(steps) {}  // NOLINT(google-explicit-constructor)
+  /// The steps, in the order given.
+  std::span<const int64_t> span() const { return steps_; }
+
+ private:
+  std::span<const int64_t> steps_;
+};
 
 /// Options of RequiredTensors::add. Use designated initializers:
 /// `req_tensors().add(name, {step}, {.reductions_only = true})`.
@@ -54,20 +75,20 @@ class RequiredTensors {
   /// Requires `name` at `steps` of the base trial, or of `trial`. With should_match_regex every
   /// tensor whose name the regex searches is added (none is fine); otherwise a name the trial never
   /// saved throws TensorUnavailable. (Overloads stand in for smdebug's trial=None default.)
-  void add(std::string_view name, const std::vector<int64_t>& steps) { Add(0, name, steps, {}); }
+  void add(std::string_view name, StepList steps) { Add(0, name, steps.span(), {}); }
   /// Requires `name` (a regex with should_match_regex) at `steps` of `trial`.
-  void add(std::string_view name, const std::vector<int64_t>& steps, const Trial& trial,
+  void add(std::string_view name, StepList steps, const Trial& trial,
            bool should_match_regex = false) {
-    Add(TrialIndex(trial), name, steps, {.should_match_regex = should_match_regex});
+    Add(TrialIndex(trial), name, steps.span(), {.should_match_regex = should_match_regex});
   }
   /// Requires `name` at `steps` of the base trial, with options (see RequireOptions).
-  void add(std::string_view name, const std::vector<int64_t>& steps, RequireOptions options) {
-    Add(0, name, steps, options);
+  void add(std::string_view name, StepList steps, RequireOptions options) {
+    Add(0, name, steps.span(), options);
   }
   /// Requires `name` at `steps` of `trial`, with options (see RequireOptions).
-  void add(std::string_view name, const std::vector<int64_t>& steps, const Trial& trial,
+  void add(std::string_view name, StepList steps, const Trial& trial,
            RequireOptions options) {
-    Add(TrialIndex(trial), name, steps, options);
+    Add(TrialIndex(trial), name, steps.span(), options);
   }
   /// Handles of the required tensors of the base trial / of `trial`, in the order added.
   std::vector<Tensor> get() const { return Get(0); }
@@ -102,7 +123,7 @@ class RequiredTensors {
  private:
   friend class Rule;
   struct Entry {
-    std::string name;
+    std::shared_ptr<const std::string> name;  // shared with the Tensors get() hands out
     std::vector<int64_t> steps;
   };
   // One trial's entries in the order added, and where each name is (rules add hundreds of
@@ -149,7 +170,7 @@ class RequiredTensors {
     }
     void Reindex() {
       position.clear();
-      for (size_t i = 0; i < list.size(); ++i) position.emplace(list[i].name, i);
+      for (size_t i = 0; i < list.size(); ++i) position.emplace(*list[i].name, i);
     }
     void Clear() { size = 0; }
     // The position of `name` among the entries, or SIZE_MAX.
@@ -159,28 +180,28 @@ class RequiredTensors {
     }
     // Appends (name, steps): the spare entry next in line if it has that name, else a new one
     // (then the spare entries are dropped). REQUIRES: Find(name) == SIZE_MAX.
-    void Append(std::string_view name, const std::vector<int64_t>& steps) {
+    void Append(std::string_view name, std::span<const int64_t> steps) {
       if (size < list.size()) {
-        if (list[size].name == name) {
+        if (*list[size].name == name) {
           list[size].steps.assign(steps.begin(), steps.end());
           ++size;
           return;
         }
-        for (size_t i = size; i < list.size(); ++i) position.erase(list[i].name);
+        for (size_t i = size; i < list.size(); ++i) position.erase(*list[i].name);
         list.resize(size);
       }
-      list.push_back(Entry{std::string(name), steps});
-      position.emplace(list.back().name, size);
+      list.push_back(Entry{std::make_shared<const std::string>(name), std::vector<int64_t>(steps.begin(), steps.end())});
+      position.emplace(*list.back().name, size);
       ++size;
     }
   };
   explicit RequiredTensors(Rule* rule) : rule_(rule) {}
-  void Add(uint32_t trial, std::string_view name, const std::vector<int64_t>& steps,
+  void Add(uint32_t trial, std::string_view name, std::span<const int64_t> steps,
            RequireOptions options);
   std::vector<Tensor> Get(uint32_t trial) const;
   std::vector<std::string> GetNames(uint32_t trial) const;
   std::vector<int64_t> GetTensorSteps(uint32_t trial, std::string_view name) const;
-  void Record(uint32_t trial, std::string_view name, const std::vector<int64_t>& steps);
+  void Record(uint32_t trial, std::string_view name, std::span<const int64_t> steps);
   uint32_t TrialIndex(const Trial& trial) const;
 
   Rule* rule_;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,10 +41,17 @@ class TensorView {
   /// An empty view (no elements).
   TensorView() = default;
   /// Wraps a view the host filled; `name` is the tensor's, for error texts.
-  TensorView(const litmus_tensor_view_t& raw, std::string_view name) : raw_(raw), name_(name) {}
+  TensorView(const litmus_tensor_view_t& raw, std::string_view name)
+      : raw_(raw), name_(std::make_shared<const std::string>(name)) {}
+  /// The same with a name shared with its Tensor (what Tensor::value does: no copy of the name).
+  TensorView(const litmus_tensor_view_t& raw, std::shared_ptr<const std::string> name)
+      : raw_(raw), name_(std::move(name)) {}
 
   /// The tensor's name.
-  const std::string& name() const { return name_; }
+  const std::string& name() const {
+    static const std::string kNone;
+    return name_ ? *name_ : kNone;
+  }
   /// The element type.
   DType dtype() const { return static_cast<DType>(raw_.dtype); }
   /// The dimensions, outermost first; empty for a 0-d tensor.
@@ -106,7 +114,7 @@ class TensorView {
                   "as<T>(): T must be float, double or a fixed-width integer type");
     const DType want = DTypeOf<T>();
     if (dtype() != want && !(want == DType::kUInt8 && dtype() == DType::kBool)) {
-      throw InvalidArgument("tensor " + name_ + ": as<" + std::string(TypeName(want)) +
+      throw InvalidArgument("tensor " + name() + ": as<" + std::string(TypeName(want)) +
                             ">() on a value of dtype " + std::to_string(raw_.dtype));
     }
     if (raw_.num_elements == 0) return {};
@@ -117,7 +125,7 @@ class TensorView {
   /// Throws InvalidArgument for strings, complex values or an index out of range.
   double at_double(int64_t i) const {
     if (i < 0 || i >= raw_.num_elements) {
-      throw InvalidArgument("tensor " + name_ + ": element " + std::to_string(i) +
+      throw InvalidArgument("tensor " + name() + ": element " + std::to_string(i) +
                             " out of range (" + std::to_string(raw_.num_elements) + " elements)");
     }
     const size_t index = static_cast<size_t>(i);
@@ -138,14 +146,14 @@ class TensorView {
       case DType::kComplex128:
       case DType::kString: break;
     }
-    throw InvalidArgument("tensor " + name_ + ": at_double() on a value of dtype " +
+    throw InvalidArgument("tensor " + name() + ": at_double() on a value of dtype " +
                           std::to_string(raw_.dtype));
   }
 
   /// The value of a one-element tensor (a scalar such as a loss) as double.
   double scalar() const {
     if (raw_.num_elements != 1) {
-      throw InvalidArgument("tensor " + name_ + ": scalar() on a value with " +
+      throw InvalidArgument("tensor " + name() + ": scalar() on a value with " +
                             std::to_string(raw_.num_elements) + " elements");
     }
     return at_double(0);
@@ -169,9 +177,9 @@ class TensorView {
   /// String tensors only: element i, a view into host memory (see the class comment).
   /// InvalidArgument for a numeric tensor or an index out of range.
   std::string_view string_at(int64_t i) const {
-    if (!is_string()) throw InvalidArgument("tensor " + name_ + ": string_at() on a numeric value");
+    if (!is_string()) throw InvalidArgument("tensor " + name() + ": string_at() on a numeric value");
     if (i < 0 || i >= raw_.num_elements || raw_.strings == nullptr) {
-      throw InvalidArgument("tensor " + name_ + ": string " + std::to_string(i) +
+      throw InvalidArgument("tensor " + name() + ": string " + std::to_string(i) +
                             " out of range (" + std::to_string(raw_.num_elements) + " elements)");
     }
     return internal::FromStr(raw_.strings[i]);
@@ -265,7 +273,7 @@ class TensorView {
   }
 
   litmus_tensor_view_t raw_{};
-  std::string name_;
+  std::shared_ptr<const std::string> name_;  // the Tensor's (null in a default-constructed view)
 };
 
 }  // namespace litmus

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,7 +35,7 @@ struct TensorQuery {
 class Tensor {
  public:
   /// The tensor's name as saved, e.g. "gradient/MLP_fc1.weight".
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return *name_; }
   /// The trial the tensor belongs to.
   Trial trial() const;
   /// Steps at which the tensor was saved: global steps, or mode steps of `mode`.
@@ -55,11 +56,14 @@ class Tensor {
 
  private:
   friend class Trial;
-  Tensor(Rule* rule, uint32_t trial, std::string name)
+  friend class RequiredTensors;
+  // The name is shared, immutable, with copies of the Tensor, the values it returns and the
+  // requirement it came from: handing out tensors and values at every step copies no string.
+  Tensor(Rule* rule, uint32_t trial, std::shared_ptr<const std::string> name)
       : rule_(rule), trial_(trial), name_(std::move(name)) {}
   Rule* rule_;
   uint32_t trial_;
-  std::string name_;
+  std::shared_ptr<const std::string> name_;  // never null
 };
 
 /// One trial of the job (smdebug's Trial): 0 is the base trial, 1.. the other trials. Get one from
@@ -89,7 +93,9 @@ class Trial {
   /// True when the trial saved `name` at some step.
   bool has_tensor(std::string_view name) const;
   /// A handle; does not check that the tensor exists (value() and friends do).
-  Tensor tensor(std::string_view name) const { return Tensor(rule_, index_, std::string(name)); }
+  Tensor tensor(std::string_view name) const {
+    return Tensor(rule_, index_, std::make_shared<const std::string>(name));
+  }
 
   /// Same rule, same trial.
   friend bool operator==(const Trial& a, const Trial& b) {
