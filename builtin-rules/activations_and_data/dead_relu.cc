@@ -25,7 +25,7 @@ DeadRelu::DeadRelu(const litmus::RuleArgs& args)
 }
 
 void DeadRelu::set_required_tensors(int64_t step) {
-  for (const std::string& name : selection_.Names(base_trial(), step)) req_tensors().add(name, {step});
+  for (const std::string_view name : selection_.NameViews(base_trial(), step)) req_tensors().add(name, {step});
 }
 
 bool DeadRelu::invoke_at_step(int64_t step) {

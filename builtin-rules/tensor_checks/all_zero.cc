@@ -30,7 +30,7 @@ AllZero::AllZero(const litmus::RuleArgs& args)
 void AllZero::set_required_tensors(int64_t step) {
   // A tensor saved only as reductions is judged by them (docs/rules/semantics.md §1.4): the
   // step must not be skipped for want of a raw value (ABI 1.2).
-  for (const std::string& name : selection_.Names(base_trial(), step)) {
+  for (const std::string_view name : selection_.NameViews(base_trial(), step)) {
     req_tensors().add(name, {step}, {.reductions_only = true});
   }
 }

@@ -32,7 +32,7 @@ UnchangedTensor::UnchangedTensor(const litmus::RuleArgs& args)
 
 void UnchangedTensor::set_required_tensors(int64_t step) {
   const litmus::Trial trial = base_trial();
-  for (const std::string& name : selection_.Names(trial, step)) {
+  for (const std::string_view name : selection_.NameViews(trial, step)) {
     // The last num_steps saved steps up to this one; they need not be consecutive ("if s-1 isn't
     // available, it checks the last available step along with s"). Fewer: not evaluated yet.
     const std::vector<int64_t> window =

@@ -204,6 +204,9 @@ class Reader : public litmus::Rule {
   using Rule::Rule;
   bool invoke_at_step(int64_t step) override {
     const litmus::TensorView v = base_trial().tensor("a").value(step);
+    names = base_trial().tensor_names({.step = step});
+    name_views.clear();
+    for (const std::string_view name : base_trial().tensor_name_views({.step = step})) name_views.emplace_back(name);
     values.clear();
     for (const float x : v.as<float>()) values.push_back(x);
     nan_or_inf = v.count_nan_or_inf();
@@ -219,6 +222,8 @@ class Reader : public litmus::Rule {
     return v.at_double(0) > 100;
   }
   std::vector<float> values;
+  std::vector<std::string> names;       // tensor_names at the step
+  std::vector<std::string> name_views;  // tensor_name_views at the step, copied during the call
   int64_t nan_or_inf = 0;
   std::vector<int64_t> shape;
   litmus::Mode mode = litmus::Mode::kGlobal;
@@ -597,10 +602,13 @@ TEST_F(SdkRuleTest, ValuesAreTypedViews) {
   host_.trials[0].Put(2, "a", v);
   host_.trials[0].steps[2].mode = LITMUS_MODE_EVAL;
   host_.trials[0].Put(3, "a", Floats({500}));
+  host_.trials[0].Put(2, "b", Floats({1}));
   CreateOk("Reader");
   litmus_ctx ctx = host_.NewCtx();
   EXPECT_EQ(Invoke(2, &ctx), LITMUS_OK) << ctx.error;
   auto& rule = As<Reader>();
+  EXPECT_THAT(rule.names, ElementsAre("a", "b"));
+  EXPECT_EQ(rule.name_views, rule.names);
   ASSERT_EQ(rule.values.size(), 4u);
   EXPECT_EQ(rule.values[1], 2.0f);
   EXPECT_EQ(rule.nan_or_inf, 2);

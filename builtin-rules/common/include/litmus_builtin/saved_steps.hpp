@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,15 +25,18 @@ class SavedStepsCache {
  public:
   // The saved steps of `name` in `mode` of `trial`, complete enough to contain `step` if the
   // tensor was saved there.
-  const std::vector<int64_t>& Get(const litmus::Trial& trial, const std::string& name, litmus::Mode mode,
+  const std::vector<int64_t>& Get(const litmus::Trial& trial, std::string_view name, litmus::Mode mode,
                                   int64_t step) {
-    std::vector<int64_t>& steps = steps_[{name, mode}];
+    auto known = steps_.find(name);  // (no copy of the name once it is known)
+    if (known == steps_.end()) known = steps_.emplace(std::string(name), ByMode{}).first;
+    std::vector<int64_t>& steps = known->second[mode];
     if (!std::binary_search(steps.begin(), steps.end(), step)) steps = trial.tensor_steps(name, mode);
     return steps;
   }
 
  private:
-  std::map<std::pair<std::string, litmus::Mode>, std::vector<int64_t>> steps_;
+  using ByMode = std::map<litmus::Mode, std::vector<int64_t>>;
+  std::map<std::string, ByMode, std::less<>> steps_;
 };
 
 // The last `count` of `steps` that are <= `step`, oldest first (fewer when fewer exist). They need

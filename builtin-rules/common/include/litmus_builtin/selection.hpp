@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "litmus/rule.hpp"
@@ -37,20 +38,25 @@ struct TensorSelection {
   // saved at global step `step` when given. An empty selection selects every tensor.
   std::vector<std::string> Names(const litmus::Trial& trial,
                                  std::optional<int64_t> step = std::nullopt) const {
-    std::vector<std::string> names;
+    const std::vector<std::string_view> views = NameViews(trial, step);
+    return std::vector<std::string>(views.begin(), views.end());
+  }
+  // The same as views valid until the rule's current callback returns (Trial::tensor_name_views):
+  // for set_required_tensors, which asks at every step and adds each name.
+  std::vector<std::string_view> NameViews(const litmus::Trial& trial,
+                                          std::optional<int64_t> step = std::nullopt) const {
+    if (empty()) return trial.tensor_name_views({.step = step});  // sorted, unique
+    std::vector<std::string_view> names;
     auto append = [&](const litmus::TensorQuery& query) {
-      std::vector<std::string> found = trial.tensor_names(query);
-      names.insert(names.end(), std::make_move_iterator(found.begin()),
-                   std::make_move_iterator(found.end()));
+      const std::vector<std::string_view> found = trial.tensor_name_views(query);
+      names.insert(names.end(), found.begin(), found.end());
     };
-    if (empty()) {
-      append({.step = step});
-    } else {
-      for (const std::string& collection : collections) append({.collection = collection, .step = step});
-      for (const std::string& regex : regexes) append({.regex = regex, .step = step});
+    for (const std::string& collection : collections) append({.collection = collection, .step = step});
+    for (const std::string& regex : regexes) append({.regex = regex, .step = step});
+    if (collections.size() + regexes.size() > 1) {
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
     }
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
     return names;
   }
 };

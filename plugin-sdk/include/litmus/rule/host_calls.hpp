@@ -135,7 +135,7 @@ inline std::vector<std::string> Trial::workers() const {
   return out;
 }
 
-inline std::vector<std::string> Trial::tensor_names(const TensorQuery& query) const {
+inline std::vector<std::string_view> Trial::tensor_name_views(const TensorQuery& query) const {
   auto fn = rule_->HostFn(&litmus_host_api_t::tensor_names, "tensor_names");
   litmus_tensor_query_t q;
   std::memset(&q, 0, sizeof(q));
@@ -147,9 +147,16 @@ inline std::vector<std::string> Trial::tensor_names(const TensorQuery& query) co
   const litmus_str_t* names = nullptr;
   size_t count = 0;
   Rule::Check(fn(rule_->Ctx("tensor_names"), index_, &q, &names, &count), "tensor_names");
-  std::vector<std::string> out;
-  for (size_t i = 0; i < count; ++i) out.emplace_back(internal::FromStr(names[i]));
+  if (count > 0 && names == nullptr) throw Error("tensor_names returned no array");
+  std::vector<std::string_view> out;
+  out.reserve(count);
+  for (size_t i = 0; i < count; ++i) out.push_back(internal::FromStr(names[i]));
   return out;
+}
+
+inline std::vector<std::string> Trial::tensor_names(const TensorQuery& query) const {
+  const std::vector<std::string_view> views = tensor_name_views(query);
+  return std::vector<std::string>(views.begin(), views.end());
 }
 
 inline std::vector<int64_t> Trial::tensor_steps(std::string_view name, Mode mode) const {

@@ -87,6 +87,10 @@ class Trial {
   std::vector<std::string> workers() const;
   /// The names of the saved tensors that `query` selects, sorted; all of them by default.
   std::vector<std::string> tensor_names(const TensorQuery& query = {}) const;
+  /// The same names as views of the host's copies, valid until the rule's current callback
+  /// (set_required_tensors, invoke_at_step, ...) returns: for a rule that asks at every step and
+  /// keeps nothing (RequiredTensors::add copies what it keeps), no string is copied.
+  std::vector<std::string_view> tensor_name_views(const TensorQuery& query = {}) const;
   /// The steps at which `name` was saved: global steps, or mode steps of `mode`.
   /// TensorUnavailable for a name never saved.
   std::vector<int64_t> tensor_steps(std::string_view name, Mode mode = Mode::kGlobal) const;
