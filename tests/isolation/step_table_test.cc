@@ -56,14 +56,19 @@ Fixture Open() {
   return f;
 }
 
+// The table of every value of the fixture.
+std::shared_ptr<const StepTable> BuildTable(Fixture& f) {
+  Trial* trials[] = {f.trial.get()};
+  return StepTable::Build(*f.arena, f.values, trials);
+}
+
 TEST(StepTable, WorkersFindEveryValueAsTheRunnerDecodedIt) {
   Fixture f = Open();
   ASSERT_GT(f.values.size(), 3u);
   // A reduction computed before the table is built travels with it.
   const ReadValue& first = f.values.front();
   ASSERT_TRUE(f.trial->Reduction(first.key.name, first.key.step, layout::Reduction::kMean, true).ok());
-  Trial* trials[] = {f.trial.get()};
-  std::shared_ptr<const StepTable> table = StepTable::Build(*f.arena, f.values, trials);
+  std::shared_ptr<const StepTable> table = BuildTable(f);
   ASSERT_NE(table, nullptr);
   StepTableView view;
   ASSERT_TRUE(view.Open(*f.mapping, table->offset(), table->size()));
@@ -106,8 +111,7 @@ TEST(StepTable, WorkersFindEveryValueAsTheRunnerDecodedIt) {
 // tensors, or asking for what the table lacks in between, finds exactly the rows of its keys.
 TEST(StepTable, LookupsStepByStepFindTheirOwnRows) {
   Fixture f = Open();
-  Trial* trials[] = {f.trial.get()};
-  std::shared_ptr<const StepTable> table = StepTable::Build(*f.arena, f.values, trials);
+  std::shared_ptr<const StepTable> table = BuildTable(f);
   ASSERT_NE(table, nullptr);
   StepTableView view;
   ASSERT_TRUE(view.Open(*f.mapping, table->offset(), table->size()));
@@ -138,8 +142,7 @@ TEST(StepTable, StoredReductionsTakePrecedenceOverMemos) {
   ReadValue& first = f.values.front();
   ASSERT_TRUE(f.trial->Reduction(first.key.name, first.key.step, layout::Reduction::kMax, false).ok());
   first.stored_reductions = true;
-  Trial* trials[] = {f.trial.get()};
-  std::shared_ptr<const StepTable> table = StepTable::Build(*f.arena, f.values, trials);
+  std::shared_ptr<const StepTable> table = BuildTable(f);
   ASSERT_NE(table, nullptr);
   StepTableView view;
   ASSERT_TRUE(view.Open(*f.mapping, table->offset(), table->size()));
@@ -168,8 +171,7 @@ TEST(StepTable, ValuesOutsideTheArenaAreLeftToTheRulesOwnEntries) {
 
 TEST(StepTable, MalformedTablesAndRowsAreRefused) {
   Fixture f = Open();
-  Trial* trials[] = {f.trial.get()};
-  std::shared_ptr<const StepTable> table = StepTable::Build(*f.arena, f.values, trials);
+  std::shared_ptr<const StepTable> table = BuildTable(f);
   ASSERT_NE(table, nullptr);
   StepTableView view;
   EXPECT_FALSE(view.Open(*f.mapping, table->offset(), 8)) << "shorter than its header";

@@ -158,8 +158,9 @@ int64_t StepTableView::Find(uint32_t trial, std::string_view name, int64_t step)
   // Then the next tensor at the same step: a call's table holds each tensor at each of the
   // call's steps, so a rule that asks for its tensors one step at a time jumps by that many rows
   // (stride_, learned from its last two lookups of one step).
-  if (found == SIZE_MAX && stride_ > 0 && next_ - 1 + stride_ < rows_.size() && matches(rows_[next_ - 1 + stride_])) {
-    found = next_ - 1 + stride_;
+  if (found == SIZE_MAX && stride_ > 0) {
+    const size_t jump = next_ - 1 + stride_;
+    if (jump < rows_.size() && matches(rows_[jump])) found = jump;
   }
   if (found == SIZE_MAX) {
     // Key order (ReadKey): trial, then the name's bytes, then the step.

@@ -190,7 +190,8 @@ class RequiredTensors {
         for (size_t i = size; i < list.size(); ++i) position.erase(*list[i].name);
         list.resize(size);
       }
-      list.push_back(Entry{std::make_shared<const std::string>(name), std::vector<int64_t>(steps.begin(), steps.end())});
+      list.push_back(
+          Entry{std::make_shared<const std::string>(name), std::vector<int64_t>(steps.begin(), steps.end())});
       position.emplace(*list.back().name, size);
       ++size;
     }
