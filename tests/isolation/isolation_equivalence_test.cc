@@ -179,6 +179,55 @@ TEST(CallsOfSeveralSteps, StayLongWhenListsFollowTheModes) {
   }
 }
 
+// A rule that cannot declare its list at a step (TreeDepth on a trial without trees: the step is
+// skipped) does not cut the calls of the rules beside it to one step each: its step's outcome is
+// applied on its own, the others take their steps in calls of several. (Before: every rule of
+// the job ran one step a call on such a trial: 432 calls for its 432 steps.)
+TEST(CallsOfSeveralSteps, StayLongBesideARuleThatCannotDeclare) {
+  testing::TempDir dir;
+  const fs::path trial = dir.path() / "healthy";
+  const testing::ProcessResult written = testing::RunProcess(
+      {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--steps", "360"});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  const fs::path config = dir.path() / "job.yaml";
+  {
+    std::ofstream yaml(config);
+    yaml << "trial: " << trial.string() << "\nrules:\n  - {rule: TreeDepth}\n  - {rule: UnchangedTensor}\n";
+  }
+  const testing::ProcessResult run = testing::RunProcess(
+      {testing::LitmusBinary(), "run", "--config", config.string(), "--keep-going", "--output-dir",
+       (dir.path() / "out").string(), "--logging-level", "debug"},
+      {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}, {"LITMUS_RULE_PARAMETERS", ""}});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.err;
+  std::smatch m;
+  const std::regex line("rule UnchangedTensor: ([0-9]+) steps in ([0-9]+) invoke calls");
+  ASSERT_TRUE(std::regex_search(run.err, m, line)) << run.err;
+  const int64_t steps = std::stoll(m[1]);
+  const int64_t calls = std::stoll(m[2]);
+  EXPECT_GE(steps, 300) << m[0];
+  EXPECT_LE(calls, steps / 8) << m[0];
+  // TreeDepth saw every step and skipped it (no trees): a verdict without findings, no error.
+  const Json status = ReadJsonFile(dir.path() / "out" / "status.json");
+  bool tree_depth_seen = false;
+  for (const Json& rule : status.at("rules")) {
+    if (rule.at("RuleConfigurationName") != "TreeDepth") continue;
+    tree_depth_seen = true;
+    EXPECT_EQ(rule.at("RuleEvaluationStatus"), "NoIssuesFound") << rule.dump();
+  }
+  EXPECT_TRUE(tree_depth_seen) << status.dump();
+  // The job's progress counts each of the trial's steps once (432: 360 TRAIN steps, 72 EVAL).
+  EXPECT_EQ(status.at("Progress").at("StepsEvaluated"), 432) << status.dump();
+  // TreeDepth alone: no call at all, every step taken (a job of one rule shows the rule's progress).
+  const testing::ProcessResult alone = testing::RunProcess(
+      {testing::LitmusBinary(), "run", "--trial", trial.string(), "--rule", "TreeDepth", "--output-dir",
+       (dir.path() / "alone").string()},
+      {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}, {"LITMUS_RULE_PARAMETERS", ""}});
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  const Json alone_status = ReadJsonFile(dir.path() / "alone" / "status.json");
+  EXPECT_EQ(alone_status.at("RuleEvaluationStatus"), "NoIssuesFound") << alone_status.dump();
+  EXPECT_EQ(alone_status.at("Progress").at("LastStep"), 431) << alone_status.dump();
+}
+
 TEST(IsolationEquivalence, SmdebugTrials) {
   for (const char* name : {"pt_exploding", "pt_ddp_two_workers", "pt_run_complete"}) {
     SCOPED_TRACE(name);

@@ -1060,16 +1060,50 @@ struct JobRunner::Impl {
   // The rules take the same steps: up to the first step where one rule's list cannot be predicted
   // or its fetch check fails otherwise than with a missing tensor (a skipped step, applied once
   // the worker confirmed its list). A rule whose worker ran fewer steps evaluates the rest later,
-  // catching up with the others (`before`: the next step another rule is at). When the first
-  // step cannot be taken that way, it is evaluated as EvaluateStep does. Returns the steps
-  // evaluated, in order.
-  std::vector<int64_t> EvaluateSteps(int64_t step, const std::vector<RuleState*>& ready, int64_t before) {
-    std::vector<int64_t> window = WindowFrom(step, ready, before);
+  // catching up with the others (`before`: the next step another rule is at). A rule whose list
+  // for the first step cannot be declared (a tensor the trial lacks: TreeDepth without trees)
+  // takes the outcomes of its declarations instead, as EvaluateStep applies them (nothing to
+  // read or invoke), at the steps of the call up to one it can declare: it must neither cut the
+  // others' calls to one step each nor fall behind them. When the first step cannot be taken
+  // that way otherwise, it is evaluated as EvaluateStep does. Returns the steps evaluated, in
+  // order.
+  std::vector<int64_t> EvaluateSteps(int64_t step, const std::vector<RuleState*>& rules_at_step, int64_t before) {
+    std::vector<int64_t> window = WindowFrom(step, rules_at_step, before);
+    if (window.size() < 2) {
+      EvaluateStep(step, rules_at_step);
+      return {step};
+    }
+    // 0. Rules that cannot declare: the first step's outcome now, later steps' with the others'.
+    std::vector<RuleState*> ready, undeclared;
+    for (RuleState* r : rules_at_step) (Declare(*r, step).first.status == LITMUS_OK ? ready : undeclared).push_back(r);
+    const auto apply_undeclared = [&](size_t k) {  // at window[k]; a rule that can declare leaves
+      for (auto it = undeclared.begin(); it != undeclared.end();) {
+        RuleState& r = **it;
+        if (r.done || Declare(r, window[k]).first.status == LITMUS_OK) {
+          it = undeclared.erase(it);
+          continue;
+        }
+        std::string message;
+        const StepOutcome outcome = Classify(r, Declare(r, window[k]).first, &message);
+        Apply(r, window[k], outcome, message);
+        ++it;
+      }
+    };
+    apply_undeclared(0);
+    if (ready.empty()) {  // (no call: the steps the rules could not declare)
+      size_t evaluated = 1;
+      for (size_t k = 1; k < window.size(); ++k) {
+        apply_undeclared(k);
+        if (undeclared.empty()) break;  // (a rule left in it took an outcome at window[k])
+        evaluated = k + 1;
+      }
+      window.resize(evaluated);
+      return window;
+    }
     const auto one_step = [&] {
       EvaluateStep(step, ready);
       return std::vector<int64_t>{step};
     };
-    if (window.size() < 2) return one_step();
     // 1. Requirements: the first step's declared, the later ones' declared already or predicted.
     std::vector<size_t> count(ready.size(), 1);
     std::vector<std::vector<int64_t>> predicted(ready.size());
@@ -1079,14 +1113,7 @@ struct JobRunner::Impl {
       }
     };
     for (size_t i = 0; i < ready.size(); ++i) {
-      RuleState& r = *ready[i];
-      if (Declare(r, step).first.status != LITMUS_OK) {
-        for (size_t j = 0; j < i; ++j) {
-          forget(j, 1);
-          ready[j]->instance->ForgetPredictions();
-        }
-        return one_step();
-      }
+      RuleState& r = *ready[i];  // (its first step's list is declared: above)
       for (; count[i] < window.size(); ++count[i]) {
         const int64_t s = window[count[i]];
         if (const auto it = r.declared.find(s); it != r.declared.end()) {
@@ -1214,6 +1241,8 @@ struct JobRunner::Impl {
         ApplyInvokeResult(r, window[k], results[i][k]);
         evaluated = std::max(evaluated, k + 1);
       }
+      // (Steps after the last one a rule was evaluated at stay for the next call.)
+      if (k > 0 && evaluated == k + 1) apply_undeclared(k);
     }
     for (size_t i = 0; i < ready.size(); ++i) forget(i, std::min(results[i].size(), count[i]));
     stale = std::move(keys);
@@ -1282,9 +1311,11 @@ struct JobRunner::Impl {
       }
       if (!any_active) break;
       if (!ready.empty()) {
-        // (Rules behind the others catch up to them, then go on in step with them.)
+        // (Rules behind the others catch up to them, then go on in step with them; the steps
+        // they catch up on were counted when the first rule took them.)
         const int64_t before = ready.size() > 1 ? std::next(ready.begin())->first : INT64_MAX;
         for (const int64_t step : EvaluateSteps(ready.begin()->first, ready.begin()->second, before)) {
+          if (last_evaluated_step && step <= *last_evaluated_step) continue;
           ++steps_evaluated;
           last_evaluated_step = step;
           progress->StepEvaluated(steps_evaluated, step);
