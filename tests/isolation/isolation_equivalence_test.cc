@@ -42,17 +42,12 @@ struct Findings {
   std::map<std::string, Json> series;     // rule-reports/<rule>.series.json (what the rule watched)
   std::vector<Json> events;               // events.jsonl without "time"
   int exit_code = -1;
+  std::string err;  // what litmus printed on stderr
 };
 
-Findings Run(const std::string& trial, const std::string& isolation, const fs::path& out,
-             const std::vector<std::string>& extra = {}) {
-  const fs::path config = out.parent_path() / (out.filename().string() + ".yaml");
-  {
-    std::ofstream yaml(config);
-    yaml << "trial: " << trial << "\nrules:\n";
-    for (const std::string& rule : kRules) yaml << "  - {rule: " << rule << "}\n";
-    yaml << "  - {rule: SimilarAcrossRuns, parameters: {other_trials: \"" << trial << "\"}}\n";
-  }
+// The job of `config` (YAML) with `--isolation isolation --keep-going` and `extra`.
+Findings RunConfig(const fs::path& config, const std::string& isolation, const fs::path& out,
+                   const std::vector<std::string>& extra) {
   std::vector<std::string> args = {testing::LitmusBinary(), "run", "--config", config.string(), "--isolation",
                                    isolation, "--keep-going", "--output-dir", out.string(), "--logging-level", "error"};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -60,7 +55,7 @@ Findings Run(const std::string& trial, const std::string& isolation, const fs::p
       testing::RunProcess(args, {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}, {"LITMUS_RULE_PARAMETERS", ""}});
   Findings f;
   f.exit_code = result.exit_code;
-  EXPECT_TRUE(result.exit_code == 0 || result.exit_code == 1) << isolation << ": " << result.err;
+  f.err = result.err;
   const Json status = ReadJsonFile(out / "status.json");
   for (const Json& rule : status.at("rules")) {
     f.statuses.push_back({rule.at("RuleConfigurationName"), rule.at("RuleEvaluationStatus"), rule.at("StatusDetails"),
@@ -82,11 +77,26 @@ Findings Run(const std::string& trial, const std::string& isolation, const fs::p
   return f;
 }
 
-void ExpectSame(const Findings& isolated, const Findings& in_process) {
+// Every built-in tensor rule on `trial`.
+Findings Run(const std::string& trial, const std::string& isolation, const fs::path& out,
+             const std::vector<std::string>& extra = {}) {
+  const fs::path config = out.parent_path() / (out.filename().string() + ".yaml");
+  {
+    std::ofstream yaml(config);
+    yaml << "trial: " << trial << "\nrules:\n";
+    for (const std::string& rule : kRules) yaml << "  - {rule: " << rule << "}\n";
+    yaml << "  - {rule: SimilarAcrossRuns, parameters: {other_trials: \"" << trial << "\"}}\n";
+  }
+  Findings f = RunConfig(config, isolation, out, extra);
+  EXPECT_TRUE(f.exit_code == 0 || f.exit_code == 1) << isolation << ": " << f.err;
+  return f;
+}
+
+void ExpectSame(const Findings& isolated, const Findings& in_process, size_t rules = kRules.size() + 1) {
   EXPECT_EQ(isolated.exit_code, in_process.exit_code);
-  ASSERT_EQ(isolated.statuses.size(), kRules.size() + 1);
+  ASSERT_EQ(isolated.statuses.size(), rules);
   EXPECT_EQ(isolated.statuses, in_process.statuses);
-  ASSERT_EQ(isolated.reports.size(), kRules.size() + 1);
+  ASSERT_EQ(isolated.reports.size(), rules);
   for (const auto& [name, report] : in_process.reports) {
     ASSERT_TRUE(isolated.reports.contains(name)) << name;
     EXPECT_EQ(isolated.reports.at(name), report) << name;
@@ -105,7 +115,7 @@ void ExpectSame(const Findings& isolated, const Findings& in_process) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   EXPECT_EQ(a, b);
-  EXPECT_GT(a.size(), 2 * kRules.size()) << "started and ended events at least";
+  EXPECT_GT(a.size(), 2 * rules) << "started and ended events at least";
 }
 
 void ExpectSameFindings(const std::string& trial) {
@@ -182,7 +192,8 @@ TEST(CallsOfSeveralSteps, StayLongWhenListsFollowTheModes) {
 // A rule that cannot declare its list at a step (TreeDepth on a trial without trees: the step is
 // skipped) does not cut the calls of the rules beside it to one step each: its step's outcome is
 // applied on its own, the others take their steps in calls of several. (Before: every rule of
-// the job ran one step a call on such a trial: 432 calls for its 432 steps.)
+// the job ran one step a call on such a trial: 432 calls for its 432 steps.) Its worker is asked
+// about the steps of a call in one request.
 TEST(CallsOfSeveralSteps, StayLongBesideARuleThatCannotDeclare) {
   testing::TempDir dir;
   const fs::path trial = dir.path() / "healthy";
@@ -206,6 +217,12 @@ TEST(CallsOfSeveralSteps, StayLongBesideARuleThatCannotDeclare) {
   const int64_t calls = std::stoll(m[2]);
   EXPECT_GE(steps, 300) << m[0];
   EXPECT_LE(calls, steps / 8) << m[0];
+  // TreeDepth's worker declares a call's steps in one request, not one request a step (before:
+  // 432 requests).
+  const std::regex tree_depth("rule TreeDepth: 0 steps in 0 invoke calls, 0 queries during them, ([0-9]+) "
+                              "set_required_tensors calls");
+  ASSERT_TRUE(std::regex_search(run.err, m, tree_depth)) << run.err;
+  EXPECT_LE(std::stoll(m[1]), 432 / 8) << m[0];
   // TreeDepth saw every step and skipped it (no trees): a verdict without findings, no error.
   const Json status = ReadJsonFile(dir.path() / "out" / "status.json");
   bool tree_depth_seen = false;
@@ -226,6 +243,44 @@ TEST(CallsOfSeveralSteps, StayLongBesideARuleThatCannotDeclare) {
   const Json alone_status = ReadJsonFile(dir.path() / "alone" / "status.json");
   EXPECT_EQ(alone_status.at("RuleEvaluationStatus"), "NoIssuesFound") << alone_status.dump();
   EXPECT_EQ(alone_status.at("Progress").at("LastStep"), 431) << alone_status.dump();
+}
+
+// Rules whose lists cannot be declared at most steps (FireAtStep with declare_every: the others
+// are skipped) are asked about a call's steps in one round trip (protocol.h
+// kRequiredTensorsSteps), beside rules invoked at every step: the outcomes are the in-process
+// run's, with lists declared in the middle of a call (at the multiples) and a declaration that
+// fails with an error (declare_error_at: the rule's Error at that step, not a skip).
+TEST(CallsOfSeveralSteps, RulesThatCannotDeclareFindWhatTheyFindInProcess) {
+  testing::TempDir dir;
+  const fs::path trial = dir.path() / "healthy";
+  const testing::ProcessResult written = testing::RunProcess(
+      {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--steps", "360"});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  const fs::path config = dir.path() / "job.yaml";
+  {
+    std::ofstream yaml(config);
+    yaml << "trial: " << trial.string() << "\nrules:\n"
+         << "  - {rule: FireAtStep, name: every7, parameters: {fire_at_step: '100', declare_every: '7'}}\n"
+         << "  - {rule: FireAtStep, name: every5_error, parameters: {fire_at_step: '50', declare_every: '5', "
+            "declare_error_at: '250'}}\n"
+         << "  - {rule: UnchangedTensor}\n";
+  }
+  const std::vector<std::string> plugin = {"--plugin", LITMUS_TEST_RULES_PLUGIN};
+  const Findings in_process = RunConfig(config, "none", dir.path() / "none", plugin);
+  EXPECT_NE(in_process.exit_code, 0) << in_process.err;  // (the error outweighs the finding)
+  EXPECT_NE(in_process.exit_code, 1) << in_process.err;
+  ASSERT_EQ(in_process.statuses.size(), 3u);
+  EXPECT_EQ(in_process.statuses[0][1], "IssuesFound") << in_process.statuses.dump();
+  EXPECT_EQ(in_process.statuses[0][3], 105) << in_process.statuses.dump();  // the first multiple of 7 >= 100
+  EXPECT_EQ(in_process.statuses[1][1], "Error") << in_process.statuses.dump();
+  EXPECT_NE(in_process.statuses[1][2].get<std::string>().find("declare_error_at 250"), std::string::npos)
+      << in_process.statuses.dump();
+  for (const char* batch : {"1", "16"}) {
+    SCOPED_TRACE(std::string("--rule-batch-steps ") + batch);
+    std::vector<std::string> extra = plugin;
+    extra.insert(extra.end(), {"--rule-batch-steps", batch});
+    ExpectSame(RunConfig(config, "process", dir.path() / (std::string("batch") + batch), extra), in_process, 3);
+  }
 }
 
 TEST(IsolationEquivalence, SmdebugTrials) {

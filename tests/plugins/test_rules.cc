@@ -4,7 +4,10 @@
 //               (set_required_tensors) and reads its value first, so a step where it is missing is
 //               skipped (TensorUnavailableForStep) instead of firing. With `read` set it reads
 //               that tensor of the base trial at each step without requiring it (a read the
-//               runner's fetch does not check).
+//               runner's fetch does not check). With `declare_every` N > 0 its set_required_tensors
+//               throws TensorUnavailableForStep at steps that are not multiples of N (the
+//               runner skips them without a call); with `declare_error_at` S >= 0 it throws a
+//               runtime_error at step S (an error of the rule, not a skip).
 //   NeverFires  never fires. With `collection` set it requires and reads the mean |x| of every
 //               tensor of that collection at each step (exercises require/prefetch/reductions).
 //   EndAtStep   throws NoMoreData at global steps >= end_at_step (required int): a normal end.
@@ -23,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "litmus/rule.hpp"
@@ -35,9 +39,15 @@ class FireAtStep : public litmus::Rule {
       : Rule(args),
         fire_at_step_(param_int("fire_at_step")),
         tensor_(param_optional_string("tensor")),
-        read_(param_optional_string("read")) {}
+        read_(param_optional_string("read")),
+        declare_every_(param_int("declare_every")),
+        declare_error_at_(param_int("declare_error_at")) {}
 
   void set_required_tensors(int64_t step) override {
+    if (step == declare_error_at_) throw std::runtime_error("declare_error_at " + std::to_string(step));
+    if (declare_every_ > 0 && step % declare_every_ != 0) {
+      throw litmus::TensorUnavailableForStep(tensor_.value_or("declare_every"), step);
+    }
     if (tensor_) req_tensors().add(*tensor_, {step});
   }
 
@@ -54,6 +64,8 @@ class FireAtStep : public litmus::Rule {
   int64_t fire_at_step_;
   std::optional<std::string> tensor_;
   std::optional<std::string> read_;
+  int64_t declare_every_;
+  int64_t declare_error_at_;
 };
 
 class NeverFires : public litmus::Rule {
@@ -171,7 +183,9 @@ LITMUS_RULE_PLUGIN(
                 "fires at the first evaluated step >= fire_at_step",
                 litmus::Required(litmus::IntParam("fire_at_step", "", "global step to fire at")),
                 litmus::StringParam("tensor", "None", "a tensor to require and read first"),
-                litmus::StringParam("read", "None", "a tensor to read at each step without requiring it")),
+                litmus::StringParam("read", "None", "a tensor to read at each step without requiring it"),
+                litmus::IntParam("declare_every", "0", "declare a list only at multiples of this step (0: every step)"),
+                litmus::IntParam("declare_error_at", "-1", "set_required_tensors fails at this step")),
     LITMUS_RULE(NeverFires, "NeverFires", "1.0.0", "never fires",
                 litmus::StringParam("collection", "None",
                                     "a collection whose tensors are read at every step")),

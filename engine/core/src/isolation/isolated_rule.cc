@@ -151,8 +151,8 @@ StatusOr<StartedWorker> StartWorker(const SharedArena& arena, const std::string&
 }
 
 IsolatedRule::~IsolatedRule() {
-  spdlog::debug("rule {}: {} steps in {} invoke calls, {} queries during them", configuration_name_, steps_invoked_,
-                invoke_calls_, queries_in_invoke_);
+  spdlog::debug("rule {}: {} steps in {} invoke calls, {} queries during them, {} set_required_tensors calls",
+                configuration_name_, steps_invoked_, invoke_calls_, queries_in_invoke_, declare_calls_);
   if (process_ && !failed_) {
     const Channel::Limits limits{std::chrono::steady_clock::now() + std::chrono::seconds(2), nullptr};
     if (channel_->Send(MessageType::kDestroy, {}, limits) == Channel::Failure::kNone) {
@@ -525,10 +525,23 @@ PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorR
     return result;
   }
   ahead_.reset();
+  // (What DeclareSteps read about earlier steps is not asked for any more.)
+  while (!declared_steps_.empty() && declared_steps_.front().step < step) declared_steps_.pop_front();
+  if (!declared_steps_.empty() && declared_steps_.front().step == step) {
+    Ahead declared = std::move(declared_steps_.front());
+    declared_steps_.pop_front();
+    if (declared.generation == Generation()) {
+      *out = std::move(declared.requirements);
+      if (declared.result.status == LITMUS_OK) declared_[step] = *out;
+      return declared.result;
+    }
+    declared_steps_.clear();  // (the trials changed since: asked again)
+  }
   const std::string what = AtStep("set_required_tensors", step);
   Encoder request;
   request.Put<uint64_t>(Generation()).Put<int64_t>(step);
   Message reply;
+  ++declare_calls_;
   if (auto failed = Call(MessageType::kRequiredTensors, request.bytes(), PluginCallPhase::kSetRequiredTensors, what,
                          &reply)) {
     return *failed;
@@ -537,6 +550,34 @@ PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorR
   const PluginCallResult result = ReadRequirements(in, what, step, out);
   if (result.status == LITMUS_OK) declared_[step] = *out;
   return result;
+}
+
+void IsolatedRule::DeclareSteps(std::span<const int64_t> steps) {
+  declared_steps_.clear();
+  DrainAhead();
+  if (failed_ || steps.empty()) return;
+  const std::string what = "set_required_tensors " + AtSteps(steps);
+  const uint64_t generation = Generation();
+  Encoder request;
+  request.Put<uint64_t>(generation).Put<uint64_t>(steps.size());
+  for (const int64_t step : steps) request.Put<int64_t>(step);
+  Message reply;
+  ++declare_calls_;
+  if (Call(MessageType::kRequiredTensorsSteps, request.bytes(), PluginCallPhase::kSetRequiredTensors, what, &reply)) {
+    return;  // (failed_ is set: RequiredTensors returns it)
+  }
+  Decoder in(reply.payload);
+  const uint64_t count = in.Get<uint64_t>();
+  if (in.failed() || count == 0 || count > steps.size()) {
+    Fail(what, "sent a malformed reply (protocol error)");
+    return;
+  }
+  for (uint64_t k = 0; k < count && !failed_; ++k) {
+    Ahead declared{steps[k], generation, {}, {}};
+    declared.result = ReadRequirements(in, AtStep("set_required_tensors", steps[k]), steps[k], &declared.requirements);
+    declared_steps_.push_back(std::move(declared));
+  }
+  if (failed_) declared_steps_.clear();
 }
 
 void IsolatedRule::DrainAhead() {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,6 +64,7 @@ class IsolatedRule : public RuleHandle {
   PluginCallResult Invoke(int64_t step) override;
   void StartInvoke(int64_t step, const InvokeInput& input) override;
   bool PredictRequirements(int64_t step, std::vector<TensorRequirement>* out) override;
+  void DeclareSteps(std::span<const int64_t> steps) override;
   void ForgetPredictions() override;
   bool PeekRequirements(int64_t step, std::vector<TensorRequirement>* out) const override;
   void StartInvokeSteps(std::span<const int64_t> steps, const InvokeInput& input) override;
@@ -152,6 +154,7 @@ class IsolatedRule : public RuleHandle {
   };
   std::optional<Ahead> ahead_pending_;  // step and generation only
   std::optional<Ahead> ahead_;
+  std::deque<Ahead> declared_steps_;  // what DeclareSteps read, ascending, not asked for yet
   // An Invoke whose request StartInvoke sent (step, generation, ahead step).
   struct Started {
     int64_t step = 0;
@@ -195,10 +198,12 @@ class IsolatedRule : public RuleHandle {
   std::vector<StepQuery> step_queries_;
   std::optional<std::pair<int64_t, bool>> query_step_;  // the step of the call being served
   // For the debug line at the end: invoke requests sent, the steps they held (a call of several
-  // steps may run fewer), and queries asked during invoke calls (those not answered ahead).
+  // steps may run fewer), queries asked during invoke calls (those not answered ahead), and
+  // requests for set_required_tensors alone (not run ahead after an invoke).
   int64_t invoke_calls_ = 0;
   int64_t steps_invoked_ = 0;
   int64_t queries_in_invoke_ = 0;
+  int64_t declare_calls_ = 0;
   // A kInvokeSteps call is served: a query may be about any of its steps, not only the first
   // (a step query names its step; a mode-step query is not remembered then).
   bool query_in_later_steps_ = false;

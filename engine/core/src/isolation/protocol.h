@@ -75,6 +75,12 @@ enum class MessageType : uint32_t {
                         // LITMUS_OK (nor LITMUS_CONDITION_MET with past firings) and before a
                         // step whose list differs. kReply: u64 count run,
                         // then a PluginCallResult each; the ahead runs only when all ran.
+  kRequiredTensorsSteps = 8,  // u64 generation, u64 count, then the steps (i64, ascending):
+                        // set_required_tensors of each in order, up to the first whose status is
+                        // not one of a missing tensor, step or worker (LITMUS_OK included): a
+                        // rule that cannot declare its list (TreeDepth without trees) is asked
+                        // about a call's steps in one round trip. kReply: u64 count declared,
+                        // then each as a kRequiredTensors reply (result, list if LITMUS_OK).
   // worker -> runner
   kInitReply = 20,        // status code, message, warnings, polls, added actions
   kReply = 21,            // PluginCallResult (+ requirements for kRequiredTensors), out-of-memory flag

@@ -66,6 +66,11 @@ class RuleHandle {
     (void)out;
     return false;
   }
+  // A hint: RequiredTensors of `steps` (ascending) comes next, in order, for a rule whose list
+  // could not be declared at the step before them. An isolated rule asks its worker about them
+  // all in one round trip (up to the first it can declare) and answers RequiredTensors from
+  // that while the trials stay as they were. In-process: nothing.
+  virtual void DeclareSteps(std::span<const int64_t> steps) { (void)steps; }
   // Drops the predictions not sent with a StartInvokeSteps (their steps are declared again).
   virtual void ForgetPredictions() {}
   // What PredictRequirements would say now, without counting it as declared (for a read ahead).

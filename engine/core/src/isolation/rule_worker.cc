@@ -59,6 +59,13 @@ void OnAllocationFailure() {
   throw std::bad_alloc();
 }
 
+// A status that says a tensor, step or worker the call needed is not there (the runner skips
+// the step), rather than a list or an error.
+bool IsMissingData(int32_t status) {
+  return status == LITMUS_TENSOR_UNAVAILABLE_FOR_STEP || status == LITMUS_TENSOR_UNAVAILABLE ||
+         status == LITMUS_STEP_UNAVAILABLE || status == LITMUS_INVALID_WORKER;
+}
+
 void PutResult(Encoder& out, const PluginCallResult& result) {
   out.Put<int32_t>(result.status).PutString(result.message);
   out.Put<uint8_t>(g_connection != nullptr && g_connection->out_of_memory ? 1 : 0);
@@ -202,6 +209,26 @@ int Serve(Channel& channel) {
         const PluginCallResult result = instance->RequiredTensors(step, &reqs);
         PutResult(out, result);
         requirements.Put(out, step, result, std::move(reqs));
+        break;
+      }
+      case MessageType::kRequiredTensorsSteps: {
+        const uint64_t generation = req.Get<uint64_t>();
+        const uint64_t count = req.Get<uint64_t>();
+        Encoder results;
+        uint64_t declared = 0;
+        while (declared < count && !req.failed()) {
+          connection.BeginRequest(generation);
+          const int64_t step = req.Get<int64_t>();
+          if (req.failed()) break;
+          std::vector<TensorRequirement> reqs;
+          const PluginCallResult result = instance->RequiredTensors(step, &reqs);
+          PutResult(results, result);
+          requirements.Put(results, step, result, std::move(reqs));
+          ++declared;
+          if (!IsMissingData(result.status)) break;  // (its list, or an error: the runner goes on from it)
+        }
+        if (req.failed()) return 3;
+        out.Put<uint64_t>(declared).PutRaw(results.bytes());
         break;
       }
       case MessageType::kInvoke: {

@@ -1090,6 +1090,14 @@ struct JobRunner::Impl {
       }
     };
     apply_undeclared(0);
+    // (Its worker declares the call's other steps, and the next call's first, in one round
+    // trip, not one each.)
+    for (RuleState* r : undeclared) {
+      if (r->done) continue;
+      std::vector<int64_t> later(window.begin() + 1, window.end());
+      if (const std::optional<int64_t> next = PeekNextAvailable(*r, window.back() + 1)) later.push_back(*next);
+      r->instance->DeclareSteps(later);
+    }
     if (ready.empty()) {  // (no call: the steps the rules could not declare)
       size_t evaluated = 1;
       for (size_t k = 1; k < window.size(); ++k) {
