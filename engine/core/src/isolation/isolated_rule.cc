@@ -663,9 +663,17 @@ void IsolatedRule::AppendLocalTensors(int64_t step, const InvokeInput& input, En
   const ReadValueIndex& index = input.index != nullptr ? *input.index : kUnindexed;
   Encoder names, entries;
   uint64_t new_names = 0, count = 0;
+  // The list the runner read the step's values for: predicted for this call, or declared.
   const auto it = declared_.find(step);
-  if (it != declared_.end()) {
-    for (const TensorRequirement& req : it->second) {
+  const std::vector<TensorRequirement>* list = it != declared_.end() ? &it->second : nullptr;
+  for (auto p = predicted_.rbegin(); p != predicted_.rend(); ++p) {
+    if (p->step == step) {
+      list = &p->requirements;
+      break;
+    }
+  }
+  if (list != nullptr) {
+    for (const TensorRequirement& req : *list) {
       if (req.trial >= trials_.size()) continue;
       const Trial& trial = *trials_[req.trial];
       const uint32_t job_trial = req.trial < input.trial_indices.size() ? input.trial_indices[req.trial] : UINT32_MAX;
@@ -689,8 +697,8 @@ void IsolatedRule::AppendLocalTensors(int64_t step, const InvokeInput& input, En
         ++count;
       }
     }
-    declared_.erase(declared_.begin(), std::next(it));
   }
+  if (it != declared_.end()) declared_.erase(declared_.begin(), std::next(it));
   out.Put<uint64_t>(new_names).PutRaw(names.bytes());
   out.Put<uint64_t>(count).PutRaw(entries.bytes());
 }
@@ -826,8 +834,7 @@ bool IsolatedRule::PredictRequirements(int64_t step, std::vector<TensorRequireme
   const std::optional<int64_t> reference_step = MovedReference(step, out);
   if (!reference_step) return false;
   references_[step] = *reference_step;
-  predicted_.push_back({step, *out});
-  declared_[step] = *out;
+  predicted_.push_back({step, *out});  // (AppendLocalTensors finds it there: not in declared_)
   return true;
 }
 
@@ -929,7 +936,7 @@ std::vector<PluginCallResult> IsolatedRule::InvokeSteps(std::span<const int64_t>
   }
   Decoder in(reply.payload);
   const uint64_t ran = in.Get<uint64_t>();
-  const std::vector<RequirementHistory::Entry> predicted = std::exchange(predicted_, {});
+  std::vector<RequirementHistory::Entry> predicted = std::exchange(predicted_, {});
   references_.clear();
   if (in.failed() || ran == 0 || ran > steps.size()) return {Fail(what, "sent a malformed reply (protocol error)")};
   std::vector<PluginCallResult> results;
@@ -943,7 +950,11 @@ std::vector<PluginCallResult> IsolatedRule::InvokeSteps(std::span<const int64_t>
   for (uint64_t k = 1; k < ran; ++k) {
     const auto it = std::find_if(predicted.begin(), predicted.end(),
                                  [&](const RequirementHistory::Entry& e) { return e.step == steps[k]; });
-    const std::vector<TensorRequirement>* list = it != predicted.end() ? &it->requirements : history_.At(steps[k]);
+    if (it != predicted.end()) {
+      history_.Record(steps[k], std::move(it->requirements));  // (each step's once: a call's steps differ)
+      continue;
+    }
+    const std::vector<TensorRequirement>* list = history_.At(steps[k]);
     if (list == nullptr) return {Fail(what, "ran a step whose list the runner lacks (internal error)")};
     history_.Record(steps[k], std::vector<TensorRequirement>(*list));
   }
