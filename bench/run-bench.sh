@@ -157,7 +157,7 @@ run_all_builtin_rules() {
     feed=(--feed-all-rules)
     target="<= 2x"
   fi
-  echo "== 20 built-in rules ($shape): simulated_training --scenario healthy ${feed[*]} --steps $steps"
+  echo "== 20 built-in rules ($shape): simulated_training --scenario healthy ${feed[*]:+${feed[*]} }--steps $steps"
   "$build/examples/simulated_training/simulated_training" "$trial" --scenario healthy "${feed[@]}" \
     --steps "$steps" > /dev/null
   sync
