@@ -145,13 +145,18 @@ INSTANTIATE_TEST_SUITE_P(Isolation, SimulatedScenario, ::testing::Values("health
 // A trial that feeds every rule (TRAIN and EVAL phases, losses, activations, labels, XGBoost
 // tensors): rules whose lists differ by mode, or by the distance to the previous step of a mode,
 // and steps a rule skips for a missing tensor, inside calls of several steps.
-// simulated_training --feed-all-rules, 300 TRAIN steps (and an EVAL pair after each 10), in `dir`.
-fs::path WriteTrialFeedingEveryRule(const testing::TempDir& dir) {
-  const fs::path trial = dir.path() / "fed";
-  const testing::ProcessResult written = testing::RunProcess(
-      {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--feed-all-rules", "--steps", "300"});
+// simulated_training --scenario healthy with `args`, into dir/`name`.
+fs::path WriteSimulatedTrial(const testing::TempDir& dir, const std::string& name, std::vector<std::string> args) {
+  const fs::path trial = dir.path() / name;
+  args.insert(args.begin(), {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy"});
+  const testing::ProcessResult written = testing::RunProcess(args);
   EXPECT_EQ(written.exit_code, 0) << written.err;
   return trial;
+}
+
+// simulated_training --feed-all-rules, 300 TRAIN steps (and an EVAL pair after each 10), in `dir`.
+fs::path WriteTrialFeedingEveryRule(const testing::TempDir& dir) {
+  return WriteSimulatedTrial(dir, "fed", {"--feed-all-rules", "--steps", "300"});
 }
 
 TEST(IsolationEquivalence, TrialFeedingEveryRule) {
@@ -189,6 +194,20 @@ TEST(CallsOfSeveralSteps, StayLongWhenListsFollowTheModes) {
   }
 }
 
+// simulated_training's healthy run of 360 TRAIN steps (432 steps with the EVAL pairs), no trees,
+// in `dir`.
+fs::path WriteHealthyTrial(const testing::TempDir& dir) {
+  return WriteSimulatedTrial(dir, "healthy", {"--steps", "360"});
+}
+
+// dir/job.yaml: a job of `trial` with `rules` (the YAML list's lines).
+fs::path WriteJobConfig(const testing::TempDir& dir, const fs::path& trial, const std::string& rules) {
+  const fs::path config = dir.path() / "job.yaml";
+  std::ofstream yaml(config);
+  yaml << "trial: " << trial.string() << "\nrules:\n" << rules;
+  return config;
+}
+
 // A rule that cannot declare its list at a step (TreeDepth on a trial without trees: the step is
 // skipped) does not cut the calls of the rules beside it to one step each: its step's outcome is
 // applied on its own, the others take their steps in calls of several. (Before: every rule of
@@ -196,15 +215,9 @@ TEST(CallsOfSeveralSteps, StayLongWhenListsFollowTheModes) {
 // about the steps of a call in one request.
 TEST(CallsOfSeveralSteps, StayLongBesideARuleThatCannotDeclare) {
   testing::TempDir dir;
-  const fs::path trial = dir.path() / "healthy";
-  const testing::ProcessResult written = testing::RunProcess(
-      {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--steps", "360"});
-  ASSERT_EQ(written.exit_code, 0) << written.err;
-  const fs::path config = dir.path() / "job.yaml";
-  {
-    std::ofstream yaml(config);
-    yaml << "trial: " << trial.string() << "\nrules:\n  - {rule: TreeDepth}\n  - {rule: UnchangedTensor}\n";
-  }
+  const fs::path trial = WriteHealthyTrial(dir);
+  ASSERT_FALSE(HasFailure());
+  const fs::path config = WriteJobConfig(dir, trial, "  - {rule: TreeDepth}\n  - {rule: UnchangedTensor}\n");
   const testing::ProcessResult run = testing::RunProcess(
       {testing::LitmusBinary(), "run", "--config", config.string(), "--keep-going", "--output-dir",
        (dir.path() / "out").string(), "--logging-level", "debug"},
@@ -252,19 +265,14 @@ TEST(CallsOfSeveralSteps, StayLongBesideARuleThatCannotDeclare) {
 // fails with an error (declare_error_at: the rule's Error at that step, not a skip).
 TEST(CallsOfSeveralSteps, RulesThatCannotDeclareFindWhatTheyFindInProcess) {
   testing::TempDir dir;
-  const fs::path trial = dir.path() / "healthy";
-  const testing::ProcessResult written = testing::RunProcess(
-      {LITMUS_SIMULATED_TRAINING, trial.string(), "--scenario", "healthy", "--steps", "360"});
-  ASSERT_EQ(written.exit_code, 0) << written.err;
-  const fs::path config = dir.path() / "job.yaml";
-  {
-    std::ofstream yaml(config);
-    yaml << "trial: " << trial.string() << "\nrules:\n"
-         << "  - {rule: FireAtStep, name: every7, parameters: {fire_at_step: '100', declare_every: '7'}}\n"
-         << "  - {rule: FireAtStep, name: every5_error, parameters: {fire_at_step: '50', declare_every: '5', "
-            "declare_error_at: '250'}}\n"
-         << "  - {rule: UnchangedTensor}\n";
-  }
+  const fs::path trial = WriteHealthyTrial(dir);
+  ASSERT_FALSE(HasFailure());
+  const fs::path config = WriteJobConfig(
+      dir, trial,
+      "  - {rule: FireAtStep, name: every7, parameters: {fire_at_step: '100', declare_every: '7'}}\n"
+      "  - {rule: FireAtStep, name: every5_error, parameters: {fire_at_step: '50', declare_every: '5', "
+      "declare_error_at: '250'}}\n"
+      "  - {rule: UnchangedTensor}\n");
   const std::vector<std::string> plugin = {"--plugin", LITMUS_TEST_RULES_PLUGIN};
   const Findings in_process = RunConfig(config, "none", dir.path() / "none", plugin);
   EXPECT_NE(in_process.exit_code, 0) << in_process.err;  // (the error outweighs the finding)
