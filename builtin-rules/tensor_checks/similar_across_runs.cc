@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,26 +47,38 @@ SimilarAcrossRuns::SimilarAcrossRuns(const litmus::RuleArgs& args)
 }
 
 void SimilarAcrossRuns::set_required_tensors(int64_t step) {
-  const std::vector<std::string> names = selection_.Names(base_trial(), step);
-  std::set<std::string> compared;
+  // (Names as views, valid until this call returns: it runs at every step, for every tensor.)
+  const std::vector<std::string_view> names = selection_.NameViews(base_trial(), step);  // sorted
+  std::vector<std::string_view> compared;
   for (const litmus::Trial& other : other_trials()) {
     // Only tensors the other trial saved at the same global step: missing there is skipped.
-    const std::vector<std::string> there = other.tensor_names({.step = step});
-    for (const std::string& name : names) {
+    const std::vector<std::string_view> there = other.tensor_name_views({.step = step});  // sorted
+    for (const std::string_view name : names) {
       if (!std::binary_search(there.begin(), there.end(), name)) continue;
       req_tensors().add(name, {step}, other);
-      compared.insert(name);
+      compared.push_back(name);
     }
   }
-  for (const std::string& name : compared) req_tensors().add(name, {step});
+  // The base trial's, sorted and once each (with several other trials, the union).
+  std::sort(compared.begin(), compared.end());
+  compared.erase(std::unique(compared.begin(), compared.end()), compared.end());
+  for (const std::string_view name : compared) req_tensors().add(name, {step});
 }
 
 bool SimilarAcrossRuns::invoke_at_step(int64_t step) {
-  // Per other trial, the tensors it is compared on at this step.
-  std::vector<std::pair<litmus::Trial, std::set<std::string>>> others;
-  for (const litmus::Trial& other : other_trials()) {
-    const std::vector<std::string> names = req_tensors().get_names(other);
-    others.emplace_back(other, std::set<std::string>(names.begin(), names.end()));
+  // Per other trial, the tensors it is compared on at this step: their handles, and their names
+  // sorted (views of the handles' names).
+  struct Other {
+    litmus::Trial trial;
+    std::vector<litmus::Tensor> tensors;
+    std::vector<std::string_view> names;
+    bool contains(std::string_view name) const { return std::binary_search(names.begin(), names.end(), name); }
+  };
+  std::vector<Other> others;
+  for (const litmus::Trial& trial : other_trials()) {
+    Other& other = others.emplace_back(Other{trial, req_tensors().get(trial), {}});
+    for (const litmus::Tensor& tensor : other.tensors) other.names.push_back(tensor.name());
+    std::sort(other.names.begin(), other.names.end());
   }
   int64_t violations = 0;
   std::string first;  // the first violating tensor, for the log line
@@ -76,10 +88,10 @@ bool SimilarAcrossRuns::invoke_at_step(int64_t step) {
     std::optional<std::string> difference;
     double largest = -1;
     bool nan_found = false;
-    for (const auto& [other, there] : others) {
-      if (!there.contains(tensor.name())) continue;
+    for (const Other& other : others) {
+      if (!other.contains(tensor.name())) continue;
       const litmus::TensorView base = tensor.value(step);
-      const litmus::TensorView reference = other.tensor(tensor.name()).value(step);
+      const litmus::TensorView reference = other.trial.tensor(tensor.name()).value(step);
       const Comparison comparison = CompareValues(base, reference, kTolerance);
       if (comparison == Comparison::kIncomparable) {
         if (incomparable_.insert(tensor.name()).second) {
@@ -103,7 +115,7 @@ bool SimilarAcrossRuns::invoke_at_step(int64_t step) {
       }
     }
     bool compared = false;
-    for (const auto& other_and_names : others) compared |= other_and_names.second.contains(tensor.name());
+    for (const Other& other : others) compared |= other.contains(tensor.name());
     if (compared) {
       double published = 0;  // all close
       if (difference) published = nan_found ? std::nan("") : largest >= 0 ? largest : HUGE_VAL;
