@@ -55,9 +55,9 @@ struct QueryAnswer {
   bool has_error = false;
   std::string error;
   std::string payload;  // the function's output, as the runner encoded it
-  // Decoded outputs handed to the plugin (borrowed until the call returns).
+  // Decoded outputs handed to the plugin (borrowed until the call returns; strs view the payload).
+  // (No member allocates when empty: a worker keeps hundreds of answers a call.)
   std::vector<int64_t> ints;
-  std::deque<std::string> strings;
   std::vector<litmus_str_t> strs;
   std::unique_ptr<std::byte[]> aligned;  // a tensor value copied through the socket
 };
