@@ -14,6 +14,8 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -223,6 +225,49 @@ TEST(FaultGallery, FiringsBeforeACrashInTheSameCallAreKept) {
     EXPECT_NE(details.find("invoke_at_step at step 3"), std::string::npos) << details;
     EXPECT_NE(details.find("SIGSEGV"), std::string::npos) << details;
     EXPECT_EQ(ReadJson(out.path() / "rule-reports" / "Segfault.json")["RuleTriggered"], 2);
+  }
+}
+
+// A crash inside set_required_tensors of a rule that declared no list at the steps before it
+// (their steps skipped): with calls of several steps its worker is asked about a call's steps in
+// one request (protocol.h kRequiredTensorsSteps); the Error is at the step it crashed at, named,
+// as with one step per call, and the good rule beside it is unaffected.
+TEST(FaultGallery, ACrashInsideADeclarationOfSeveralStepsIsAtItsStep) {
+  for (const char* batch : {"1", "16"}) {
+    SCOPED_TRACE(std::string("--rule-batch-steps ") + batch);
+    testing::TempDir out;
+    out.WriteFile("job.yaml", "trial: " + testing::FixturePath("pt_exploding").string() + "\nplugins: [" +
+                                  LITMUS_CUSTOM_RULE_PLUGIN + ", " + LITMUS_FAULT_RULES_PLUGIN + "]\nrules:\n" +
+                                  "  - name: good\n    rule: CustomGradientRule\n    parameters: {threshold: \"10\"}\n" +
+                                  "  - name: rogue\n    rule: Segfault\n" +
+                                  "    parameters: {in_declare: \"true\", at_step: \"7\"}\n");
+    const std::vector<std::string> extra = {"--config", (out.path() / "job.yaml").string(), "--keep-going",
+                                            "--rule-batch-steps", batch, "--logging-level", "debug"};
+    const ProcessResult result = RunProcess(RunArgs(out.path(), extra), kFastEnd, std::chrono::seconds(120));
+    ASSERT_FALSE(result.timed_out);
+    EXPECT_EQ(result.exit_code, 3) << result.err;
+    const Json status = ReadJson(out.path() / "status.json");
+    ASSERT_EQ(status["rules"].size(), 2u) << status.dump();
+    EXPECT_EQ(status["rules"][0]["RuleEvaluationStatus"], "IssuesFound") << status.dump();
+    EXPECT_EQ(status["rules"][0]["Progress"]["LastStep"], 15) << status.dump();  // every step, after the crash too
+    const Json& rogue = status["rules"][1];
+    EXPECT_EQ(rogue["RuleEvaluationStatus"], "Error") << status.dump();
+    EXPECT_EQ(rogue["step"], 7) << status.dump();
+    const std::string details = rogue["StatusDetails"];
+    EXPECT_NE(details.find("SIGSEGV"), std::string::npos) << details;
+    EXPECT_NE(details.find("in set_required_tensors at step 7"), std::string::npos) << details;
+    // Requests for set_required_tensors alone (the rule's debug line): one a step up to the crash
+    // (steps 0-7) one step a call; steps 0 and 1 alone (the first call is one step), then one
+    // request for the rest, in calls of several.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(result.err, m, std::regex("rule rogue: .* ([0-9]+) set_required_tensors calls")))
+        << result.err;
+    if (std::string(batch) == "16") {
+      EXPECT_NE(details.find("one request for steps"), std::string::npos) << details;
+      EXPECT_EQ(m[1], "3") << m[0];
+    } else {
+      EXPECT_EQ(m[1], "8") << m[0];
+    }
   }
 }
 

@@ -11,6 +11,8 @@
 //   StackOverflow   recurses without end (SIGSEGV on the guard page)
 //   EndlessThread   starts, in create, a thread that never ends; evaluates normally (never fires)
 //   FloodStdout     writes 100 MB to stdout, then evaluates normally (never fires)
+// With in_declare true a rule misbehaves in set_required_tensors instead, and before at_step its
+// set_required_tensors finds no tensor (TensorUnavailableForStep: the step is skipped).
 // The host must end only the misbehaving rule, naming the cause. Built like any plugin.
 #include <unistd.h>
 
@@ -30,9 +32,17 @@ namespace {
 class FaultRule : public litmus::Rule {
  public:
   explicit FaultRule(const litmus::RuleArgs& args)
-      : Rule(args), at_step_(param_int("at_step")), fires_from_(param_int("fires_from")) {}
-  bool invoke_at_step(int64_t step) override {
+      : Rule(args),
+        at_step_(param_int("at_step")),
+        fires_from_(param_int("fires_from")),
+        in_declare_(param_bool("in_declare")) {}
+  void set_required_tensors(int64_t step) override {
+    if (!in_declare_) return;
     if (step >= at_step_) Misbehave();
+    throw litmus::TensorUnavailableForStep("in_declare", step);
+  }
+  bool invoke_at_step(int64_t step) override {
+    if (!in_declare_ && step >= at_step_) Misbehave();
     return fires_from_ >= 0 && step >= fires_from_;
   }
   virtual void Misbehave() = 0;
@@ -40,6 +50,7 @@ class FaultRule : public litmus::Rule {
  protected:
   int64_t at_step_;
   int64_t fires_from_;
+  bool in_declare_;
 };
 
 class Segfault : public FaultRule {
@@ -161,7 +172,8 @@ class FloodStdout : public FaultRule {
 #define FAULT_RULE(Class, what)                                                   \
   LITMUS_RULE(Class, #Class, "1.0.0", what,                                      \
               litmus::IntParam("at_step", "2", "first global step that misbehaves"), \
-              litmus::IntParam("fires_from", "-1", "first global step it fires at before that (-1: none)"))
+              litmus::IntParam("fires_from", "-1", "first global step it fires at before that (-1: none)"), \
+              litmus::BoolParam("in_declare", "false", "misbehave in set_required_tensors (no tensor before)"))
 
 LITMUS_RULE_PLUGIN("fault_rules", "1.0.0",
                    FAULT_RULE(Segfault, "writes through a null pointer"),

@@ -515,6 +515,20 @@ PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorR
   out->clear();
   ForgetPredictions();
   DrainAhead();
+  // (What DeclareSteps read about earlier steps is not asked for any more; what it read about
+  // this one stands even when the worker failed after it.)
+  while (!declared_steps_.empty() && declared_steps_.front().step < step) declared_steps_.pop_front();
+  if (!declared_steps_.empty() && declared_steps_.front().step == step) {
+    Ahead declared = std::move(declared_steps_.front());
+    declared_steps_.pop_front();
+    if (declared.generation == Generation()) {
+      last_declared_ = last_declared_ ? std::max(*last_declared_, step) : step;
+      *out = std::move(declared.requirements);
+      if (declared.result.status == LITMUS_OK) declared_[step] = *out;
+      return declared.result;
+    }
+    declared_steps_.clear();  // (the trials changed since: asked again)
+  }
   if (failed_) return *failed_;
   last_declared_ = last_declared_ ? std::max(*last_declared_, step) : step;
   if (ahead_ && ahead_->step == step && ahead_->generation == Generation()) {
@@ -525,18 +539,6 @@ PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorR
     return result;
   }
   ahead_.reset();
-  // (What DeclareSteps read about earlier steps is not asked for any more.)
-  while (!declared_steps_.empty() && declared_steps_.front().step < step) declared_steps_.pop_front();
-  if (!declared_steps_.empty() && declared_steps_.front().step == step) {
-    Ahead declared = std::move(declared_steps_.front());
-    declared_steps_.pop_front();
-    if (declared.generation == Generation()) {
-      *out = std::move(declared.requirements);
-      if (declared.result.status == LITMUS_OK) declared_[step] = *out;
-      return declared.result;
-    }
-    declared_steps_.clear();  // (the trials changed since: asked again)
-  }
   const std::string what = AtStep("set_required_tensors", step);
   Encoder request;
   request.Put<uint64_t>(Generation()).Put<int64_t>(step);
@@ -553,18 +555,39 @@ PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorR
 }
 
 void IsolatedRule::DeclareSteps(std::span<const int64_t> steps) {
-  declared_steps_.clear();
   DrainAhead();
-  if (failed_ || steps.empty()) return;
-  const std::string what = "set_required_tensors " + AtSteps(steps);
+  if (failed_ || steps.empty()) return;  // (what a failed request read stands: RequiredTensors answers it)
+  declared_steps_.clear();
+  const std::string what = "in set_required_tensors at steps " + std::to_string(steps.front()) + "-" +
+                           std::to_string(steps.back()) + " (one request, --rule-batch-steps)";
   const uint64_t generation = Generation();
   Encoder request;
   request.Put<uint64_t>(generation).Put<uint64_t>(steps.size());
   for (const int64_t step : steps) request.Put<int64_t>(step);
   Message reply;
   ++declare_calls_;
+  progress_->Reset();  // (before the worker can write it)
   if (Call(MessageType::kRequiredTensorsSteps, request.bytes(), PluginCallPhase::kSetRequiredTensors, what, &reply)) {
-    return;  // (failed_ is set: RequiredTensors returns it)
+    // The worker crashed, exited or hung inside the request: at the step its progress names.
+    // The steps before it were declared, each without a tensor it needs (the worker goes on only
+    // then): skipped, as they would have been; RequiredTensors returns the failure from there.
+    const ProgressSlot::Progress at = progress_->Get();
+    if (!failed_ || stopped_ || at.call != ProgressSlot::Call::kSetRequiredTensors ||
+        !failed_->message.ends_with(what)) {
+      return;
+    }
+    for (const int64_t step : steps) {
+      if (step >= at.step) break;
+      declared_steps_.push_back({step, generation,
+                                 PluginCallResult{LITMUS_TENSOR_UNAVAILABLE_FOR_STEP,
+                                                  "a tensor set_required_tensors needs at step " +
+                                                      std::to_string(step) + " is missing"},
+                                 {}});
+    }
+    failed_->message.resize(failed_->message.size() - what.size());
+    failed_->message += AtStep("set_required_tensors", at.step) + " (one request for steps " +
+                        std::to_string(steps.front()) + "-" + std::to_string(steps.back()) + ", --rule-batch-steps)";
+    return;
   }
   Decoder in(reply.payload);
   const uint64_t count = in.Get<uint64_t>();

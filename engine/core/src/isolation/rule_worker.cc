@@ -220,6 +220,7 @@ int Serve(Channel& channel) {
           connection.BeginRequest(generation);
           const int64_t step = req.Get<int64_t>();
           if (req.failed()) break;
+          (*progress)->Set(ProgressSlot::Call::kSetRequiredTensors, step);  // (where a crash was)
           std::vector<TensorRequirement> reqs;
           const PluginCallResult result = instance->RequiredTensors(step, &reqs);
           PutResult(results, result);
