@@ -517,28 +517,26 @@ PluginCallResult IsolatedRule::RequiredTensors(int64_t step, std::vector<TensorR
   DrainAhead();
   // (What DeclareSteps read about earlier steps is not asked for any more; what it read about
   // this one stands even when the worker failed after it.)
+  // A list read before (ahead, or by DeclareSteps) while the trials stayed as they were.
+  const auto read_before = [&](Ahead read) {
+    last_declared_ = last_declared_ ? std::max(*last_declared_, step) : step;
+    *out = std::move(read.requirements);
+    if (read.result.status == LITMUS_OK) declared_[step] = *out;
+    return std::move(read.result);
+  };
   while (!declared_steps_.empty() && declared_steps_.front().step < step) declared_steps_.pop_front();
   if (!declared_steps_.empty() && declared_steps_.front().step == step) {
     Ahead declared = std::move(declared_steps_.front());
     declared_steps_.pop_front();
-    if (declared.generation == Generation()) {
-      last_declared_ = last_declared_ ? std::max(*last_declared_, step) : step;
-      *out = std::move(declared.requirements);
-      if (declared.result.status == LITMUS_OK) declared_[step] = *out;
-      return declared.result;
-    }
+    if (declared.generation == Generation()) return read_before(std::move(declared));
     declared_steps_.clear();  // (the trials changed since: asked again)
   }
   if (failed_) return *failed_;
-  last_declared_ = last_declared_ ? std::max(*last_declared_, step) : step;
   if (ahead_ && ahead_->step == step && ahead_->generation == Generation()) {
-    *out = std::move(ahead_->requirements);
-    const PluginCallResult result = std::move(ahead_->result);
-    ahead_.reset();
-    if (result.status == LITMUS_OK) declared_[step] = *out;
-    return result;
+    return read_before(*std::exchange(ahead_, std::nullopt));
   }
   ahead_.reset();
+  last_declared_ = last_declared_ ? std::max(*last_declared_, step) : step;
   const std::string what = AtStep("set_required_tensors", step);
   Encoder request;
   request.Put<uint64_t>(Generation()).Put<int64_t>(step);
@@ -558,8 +556,8 @@ void IsolatedRule::DeclareSteps(std::span<const int64_t> steps) {
   DrainAhead();
   if (failed_ || steps.empty()) return;  // (what a failed request read stands: RequiredTensors answers it)
   declared_steps_.clear();
-  const std::string what = "in set_required_tensors at steps " + std::to_string(steps.front()) + "-" +
-                           std::to_string(steps.back()) + " (one request, --rule-batch-steps)";
+  const std::string range = std::to_string(steps.front()) + "-" + std::to_string(steps.back());
+  const std::string what = "in set_required_tensors at steps " + range + " (one request, --rule-batch-steps)";
   const uint64_t generation = Generation();
   Encoder request;
   request.Put<uint64_t>(generation).Put<uint64_t>(steps.size());
@@ -585,8 +583,8 @@ void IsolatedRule::DeclareSteps(std::span<const int64_t> steps) {
                                  {}});
     }
     failed_->message.resize(failed_->message.size() - what.size());
-    failed_->message += AtStep("set_required_tensors", at.step) + " (one request for steps " +
-                        std::to_string(steps.front()) + "-" + std::to_string(steps.back()) + ", --rule-batch-steps)";
+    failed_->message += AtStep("set_required_tensors", at.step) + " (one request for steps " + range +
+                        ", --rule-batch-steps)";
     return;
   }
   Decoder in(reply.payload);

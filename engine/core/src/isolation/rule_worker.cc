@@ -59,13 +59,6 @@ void OnAllocationFailure() {
   throw std::bad_alloc();
 }
 
-// A status that says a tensor, step or worker the call needed is not there (the runner skips
-// the step), rather than a list or an error.
-bool IsMissingData(int32_t status) {
-  return status == LITMUS_TENSOR_UNAVAILABLE_FOR_STEP || status == LITMUS_TENSOR_UNAVAILABLE ||
-         status == LITMUS_STEP_UNAVAILABLE || status == LITMUS_INVALID_WORKER;
-}
-
 void PutResult(Encoder& out, const PluginCallResult& result) {
   out.Put<int32_t>(result.status).PutString(result.message);
   out.Put<uint8_t>(g_connection != nullptr && g_connection->out_of_memory ? 1 : 0);
@@ -226,7 +219,7 @@ int Serve(Channel& channel) {
           PutResult(results, result);
           requirements.Put(results, step, result, std::move(reqs));
           ++declared;
-          if (!IsMissingData(result.status)) break;  // (its list, or an error: the runner goes on from it)
+          if (!SkipsTheStep(result.status)) break;  // (its list, or an error: the runner goes on from it)
         }
         if (req.failed()) return 3;
         out.Put<uint64_t>(declared).PutRaw(results.bytes());

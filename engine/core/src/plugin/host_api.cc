@@ -776,6 +776,11 @@ void SetPluginHostApi(const litmus_host_api_t* host) { g_plugin_host_api.store(h
 
 bool IsKnownLitmusStatus(litmus_status_t status) { return status >= LITMUS_OK && status <= LITMUS_INVALID_WORKER; }
 
+bool SkipsTheStep(litmus_status_t status) {
+  return status == LITMUS_TENSOR_UNAVAILABLE_FOR_STEP || status == LITMUS_TENSOR_UNAVAILABLE ||
+         status == LITMUS_STEP_UNAVAILABLE || status == LITMUS_INVALID_WORKER;
+}
+
 std::string LitmusStatusName(litmus_status_t status) {
   switch (status) {
     case LITMUS_OK:

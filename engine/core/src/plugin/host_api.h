@@ -81,6 +81,10 @@ void SetPluginHostApi(const litmus_host_api_t* host);
 std::string LitmusStatusName(litmus_status_t status);
 // True for the values rule_abi.h defines (LITMUS_OK .. LITMUS_INVALID_WORKER).
 bool IsKnownLitmusStatus(litmus_status_t status);
+// True for the statuses that say a tensor, step or worker a call needed is not there (smdebug's
+// TensorUnavailableForStep, TensorUnavailable, StepUnavailable, InvalidWorker): the step is
+// skipped, neither evaluated nor an error.
+bool SkipsTheStep(litmus_status_t status);
 
 }  // namespace litmus
 

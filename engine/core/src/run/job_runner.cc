@@ -736,14 +736,12 @@ struct JobRunner::Impl {
     if (result.status == LITMUS_OK) return StepOutcome::kNotMet;  // (the usual outcome: no text built)
     const std::string who = "rule " + r.config.rule + " (" + r.config.configuration_name + ", plugin " +
                             r.instance->rule().plugin_path + ")";
+    if (SkipsTheStep(result.status)) {
+      spdlog::debug("{}: {}", who, result.message);
+      return StepOutcome::kSkipped;
+    }
     switch (result.status) {
       case LITMUS_CONDITION_MET: return StepOutcome::kMet;
-      case LITMUS_TENSOR_UNAVAILABLE_FOR_STEP:
-      case LITMUS_TENSOR_UNAVAILABLE:
-      case LITMUS_STEP_UNAVAILABLE:
-      case LITMUS_INVALID_WORKER:
-        spdlog::debug("{}: {}", who, result.message);
-        return StepOutcome::kSkipped;
       case LITMUS_NO_MORE_DATA: return StepOutcome::kNoMoreData;
       case LITMUS_NOT_YET_AVAILABLE:
         *message = who + " read data that is not available yet (a future step?): " + result.message;
@@ -1084,7 +1082,7 @@ struct JobRunner::Impl {
           continue;
         }
         std::string message;
-        const StepOutcome outcome = Classify(r, Declare(r, window[k]).first, &message);
+        const StepOutcome outcome = Classify(r, r.declared.at(window[k]).first, &message);
         Apply(r, window[k], outcome, message);
         ++it;
       }
