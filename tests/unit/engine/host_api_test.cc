@@ -486,9 +486,9 @@ TEST_F(HostApiTest, ReportAndSetError) {
   host_->report_detail(ctx(), S("object"), S("{\"a\": [1, 2]}"));
   host_->report_detail(ctx(), S("text"), S("not json"));
   host_->report_detail(ctx(), S("number"), S("2"));  // replaces
-  EXPECT_EQ(report_.details_json.at("number"), "2");
-  EXPECT_EQ(report_.details_json.at("object"), "{\"a\":[1,2]}");
-  EXPECT_EQ(report_.details_json.at("text"), "\"not json\"");
+  EXPECT_EQ(report_.details.Json().at("number"), "2");
+  EXPECT_EQ(report_.details.Json().at("object"), "{\"a\":[1,2]}");
+  EXPECT_EQ(report_.details.Json().at("text"), "\"not json\"");
 
   host_->set_error(ctx(), "first", 5);
   host_->set_error(ctx(), "second text", 6);
@@ -529,7 +529,7 @@ TEST_F(HostApiTest, ReportInsideOnPollButNotInSetRequiredTensors) {
   ctx_->BeginCall(PluginCallPhase::kSetRequiredTensors, &requirements);
   host_->report_violations(ctx(), 10);  // ignored with a warning
   EXPECT_EQ(report_.violations, 1);
-  EXPECT_EQ(report_.details_json.at("seconds"), "3");
+  EXPECT_EQ(report_.details.Json().at("seconds"), "3");
 }
 
 // ABI 1.3: what a rule watched, with the mode of each step from the rule's base trial.

@@ -67,10 +67,10 @@ TEST_F(RuleInstanceTest, RequirementsInvokeAndReport) {
   EXPECT_EQ(result.message, "");
   EXPECT_EQ(rule->report().violations, 2);
   // Defaults reached create; the details hold JSON (invalid JSON became a string).
-  EXPECT_EQ(rule->report().details_json.at("threshold"), "1e-07");
-  EXPECT_EQ(rule->report().details_json.at("behavior"), "\"ok\"");
-  EXPECT_EQ(rule->report().details_json.at("rank"), "2");
-  EXPECT_EQ(rule->report().details_json.at("mode"), "[1,5]");  // global step 7 = TRAIN mode step 5
+  EXPECT_EQ(rule->report().details.Json().at("threshold"), "1e-07");
+  EXPECT_EQ(rule->report().details.Json().at("behavior"), "\"ok\"");
+  EXPECT_EQ(rule->report().details.Json().at("rank"), "2");
+  EXPECT_EQ(rule->report().details.Json().at("mode"), "[1,5]");  // global step 7 = TRAIN mode step 5
 
   // EVAL step: the gradient was not saved; the host's smdebug text comes through.
   result = rule->Invoke(5);
@@ -98,7 +98,7 @@ TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
   EXPECT_THAT(warnings, ElementsAre("rule VanishingGradient: unknown parameter 'thresold' (did you mean "
                                     "threshold?) (ignored); known: threshold, fire_at_step, behavior"));
   ASSERT_EQ(rule->Invoke(0).status, LITMUS_OK);
-  EXPECT_EQ(rule->report().details_json.at("threshold"), "\"abc\"");  // the user's value reached create
+  EXPECT_EQ(rule->report().details.Json().at("threshold"), "\"abc\"");  // the user's value reached create
 
   const LoadedRule& stalled = **registry_.FindRule("StalledTrainingRule");
   auto missing = RuleInstance::Create(stalled, "Stalled", {trial_.get()}, {}, nullptr);
@@ -119,7 +119,7 @@ TEST_F(RuleInstanceTest, ParametersUnknownKeysAndRequired) {
     LITMUS_ASSERT_OK_AND_ASSIGN(auto defaulted,
                                 RuleInstance::Create(vanishing, "V", {trial_.get()}, {{"threshold", unset}}, nullptr));
     ASSERT_EQ(defaulted->Invoke(0).status, LITMUS_OK);
-    EXPECT_EQ(defaulted->report().details_json.at("threshold"), "1e-07") << unset;  // the default
+    EXPECT_EQ(defaulted->report().details.Json().at("threshold"), "1e-07") << unset;  // the default
   }
 
   LITMUS_ASSERT_OK_AND_ASSIGN(auto ok,
@@ -229,7 +229,7 @@ TEST_F(RuleInstanceTest, PollAndAddedActions) {
   EXPECT_EQ(rule->Poll(-1).status, LITMUS_OK);
   const PluginCallResult met = rule->Poll(4);
   EXPECT_EQ(met.status, LITMUS_CONDITION_MET);
-  EXPECT_EQ(rule->report().details_json.at("last_step"), "4");
+  EXPECT_EQ(rule->report().details.Json().at("last_step"), "4");
 
   // A rule that adds an action the host refuses does not get created.
   auto bad = RuleInstance::Create(*polls, "Bad", {trial_.get()}, {{"polls", "1"}, {"action", "stop"}}, nullptr);

@@ -597,16 +597,13 @@ void HostReportDetail(litmus_ctx_t* ctx, litmus_str_t key, litmus_str_t json_val
   if (ctx == nullptr) return;
   try {
     if (!CheckReportPhase(ctx, "report_detail")) return;
-    std::optional<std::string> k = ToString(ctx, key, "report_detail", "key");
-    std::optional<std::string> v = ToString(ctx, json_value, "report_detail", "json_value");
+    const std::optional<std::string_view> k = ToView(ctx, key, "report_detail", "key");
+    const std::optional<std::string_view> v = ToView(ctx, json_value, "report_detail", "json_value");
     if (!k || !v || k->empty()) {
       spdlog::warn("{}: report_detail with an empty or NULL key or value (ignored; plugin bug)", ctx->log_tag);
       return;
     }
-    constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
-    nlohmann::json parsed = nlohmann::json::parse(*v, nullptr, /*allow_exceptions=*/false);
-    ctx->report->details_json[*k] = parsed.is_discarded() ? nlohmann::json(*v).dump(-1, ' ', false, kReplace)
-                                                          : parsed.dump(-1, ' ', false, kReplace);
+    ctx->report->details.Set(*k, *v);  // (made canonical JSON when the report is written)
   } catch (...) {
     // Reporting never fails a rule.
   }

@@ -16,6 +16,7 @@
 
 #include "litmus/engine/tensor.h"
 #include "litmus/rule_abi.h"
+#include "plugin/report_details.h"
 #include "plugin/required_steps.h"
 #include "plugin/series_store.h"
 
@@ -40,11 +41,11 @@ struct TensorRequirement {
 };
 
 // What a rule reported through report_violations / report_detail, accumulated over its calls.
-// details_json values are JSON texts (a plugin's invalid JSON is stored as a JSON string).
-// series: what it watched (ABI 1.3 report_series / report_threshold / report_recommendation).
+// details: key -> the JSON text given (ReportDetails::Json makes it canonical; a plugin's invalid
+// JSON becomes a JSON string). series: what it watched (ABI 1.3 report_series / report_threshold / report_recommendation).
 struct RuleReport {
   int64_t violations = 0;
-  std::map<std::string, std::string> details_json;
+  ReportDetails details;
   SeriesStore series = {};
 };
 

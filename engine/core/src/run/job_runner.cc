@@ -817,7 +817,7 @@ struct JobRunner::Impl {
     if (r.instance) {
       data.description = r.instance->rule().description;
       data.violations = r.instance->report().violations;
-      data.details_json = r.instance->report().details_json;
+      data.details_json = r.instance->report().details.Json();
       for (const auto& p : r.instance->rule().params) {
         // The Python host's source_file is the runner's own (the local copy of an s3:// source,
         // a temporary path): the report names the source by its source_s3_uri.
@@ -1377,7 +1377,10 @@ struct JobRunner::Impl {
       r.last_step = cp.last_step;
       r.datapoints = cp.datapoints;
       r.fired_steps = cp.fired_steps;
-      r.instance->RestoreReport({cp.violations, cp.details_json});
+      RuleReport report;
+      report.violations = cp.violations;
+      report.details.Restore(cp.details_json);
+      r.instance->RestoreReport(std::move(report));
     };
     if (plan.ended) {
       if (plan.checkpoint) restore_progress(*plan.checkpoint);
@@ -1447,7 +1450,7 @@ struct JobRunner::Impl {
       rc.exit_code = r->exit_code;
       if (r->instance) {
         rc.violations = r->instance->report().violations;
-        rc.details_json = r->instance->report().details_json;
+        rc.details_json = r->instance->report().details.Json();
       }
       cp.rules.push_back(std::move(rc));
     }
