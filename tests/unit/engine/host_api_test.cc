@@ -445,6 +445,27 @@ TEST_F(HostApiTest, RequireTensorOnlyInsideSetRequiredTensors) {
   EXPECT_EQ(host_->require_tensor(ctx(), 0, S("Net_fc1.bias"), more, 1, 0), LITMUS_INVALID_ARGUMENT);
 }
 
+// A call that requires many tensors of two trials lists each (trial, name) once, with all its
+// steps.
+TEST_F(HostApiTest, ManyRequirementsListEachTensorOnce) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 50; ++i) names.push_back("tensor_" + std::to_string(i));
+  std::vector<TensorRequirement> reqs;
+  ctx_->BeginCall(PluginCallPhase::kSetRequiredTensors, &reqs);
+  for (const int64_t step : {5, 2, 5}) {
+    for (const uint32_t trial : {0u, 1u}) {
+      for (const std::string& name : names) RecordRequirement(ctx_.get(), trial, name, &step, 1, false);
+    }
+  }
+  ctx_->EndCall();
+  ASSERT_EQ(reqs.size(), 100u);
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    EXPECT_EQ(reqs[i].trial, i < 50 ? 0u : 1u);
+    EXPECT_EQ(reqs[i].name, names[i % 50]);
+    EXPECT_THAT(reqs[i].steps, ElementsAre(2, 5)) << reqs[i].name;
+  }
+}
+
 // ABI 1.2: require_tensor_ex's flags. A name required both with and without reductions_only
 // needs its raw value; unknown flags are refused.
 TEST_F(HostApiTest, RequireTensorExFlags) {

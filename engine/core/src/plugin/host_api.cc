@@ -41,7 +41,7 @@ void litmus_ctx::EndCall() {
   has_error = false;
   error.clear();
   requirements = nullptr;
-  requirement_index.clear();
+  requirement_index.Clear();
   int64_arrays.clear();
   string_arrays.clear();
   str_arrays.clear();
@@ -754,9 +754,13 @@ void ReportSeriesAt(litmus_ctx* ctx, std::string_view series, std::string_view t
 
 void RecordRequirement(litmus_ctx* ctx, uint32_t trial, std::string_view name, const int64_t* steps,
                        size_t step_count, bool reductions_only) {
-  const auto [it, inserted] = ctx->requirement_index[trial].try_emplace(name.data(), ctx->requirements->size());
-  if (inserted) ctx->requirements->push_back({trial, name, {}, reductions_only});
-  TensorRequirement& requirement = (*ctx->requirements)[it->second];
+  const auto next = static_cast<uint32_t>(ctx->requirements->size());
+  uint32_t at = ctx->requirement_index.FindOrInsert(trial, name.data(), next);
+  if (at == RequirementIndex::kAbsent) {
+    ctx->requirements->push_back({trial, name, {}, reductions_only});
+    at = next;
+  }
+  TensorRequirement& requirement = (*ctx->requirements)[at];
   requirement.reductions_only = requirement.reductions_only && reductions_only;
   RequiredSteps& out = requirement.steps;
   out.Append(steps, step_count);

@@ -7,16 +7,15 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "litmus/engine/tensor.h"
 #include "litmus/rule_abi.h"
 #include "plugin/report_details.h"
+#include "plugin/requirement_index.h"
 #include "plugin/required_steps.h"
 #include "plugin/series_store.h"
 
@@ -124,9 +123,8 @@ struct litmus_ctx {
   // next BeginCall: the runner judges the call's result by it.
   std::string data_loss;
   std::vector<litmus::TensorRequirement>* requirements = nullptr;
-  // (trial, tensor name) -> position in *requirements; hashed, since a rule may require hundreds
-  // of tensors at every step, by the address of the trial's copy of the name (one per name).
-  std::map<uint32_t, std::unordered_map<const char*, size_t>> requirement_index;
+  // (trial, tensor name) -> position in *requirements.
+  litmus::RequirementIndex requirement_index;
 
   // Borrowed results handed to the plugin during the current call (stable addresses: deque
   // elements never move, and each vector is complete before its data pointer is handed out).
