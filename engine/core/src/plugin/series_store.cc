@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "json_string.h"
+
 namespace litmus {
 namespace {
 
@@ -33,9 +35,7 @@ void AppendInt(std::string& out, int64_t v) {
   out.append(buffer, result.ptr);
 }
 
-void AppendString(std::string& out, std::string_view s) {
-  out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+void AppendString(std::string& out, std::string_view s) { AppendJsonString(out, s); }
 
 const char* ModeText(int32_t mode) {
   switch (mode) {
