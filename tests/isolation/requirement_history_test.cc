@@ -36,10 +36,12 @@ TEST(RequirementHistory, NewestListOfAStepAndOldestDroppedBeyondItsSize) {
 
 TEST(RequirementHistory, MovedShiftsEveryStepAndIsMovedComparesEverything) {
   const auto base = List("w", {3, 4});
-  const auto moved = RequirementHistory::Moved(base, 10);
+  auto moved = List("old", {1}, 2);  // (replaced)
+  RequirementHistory::Moved(base, 10, &moved);
   ASSERT_EQ(moved.size(), 1u);
   EXPECT_EQ(moved[0].steps, (RequiredSteps{13, 14}));
   EXPECT_TRUE(RequirementHistory::IsMoved(base, 10, moved));
+  EXPECT_TRUE(RequirementHistory::IsMoved(base, 10, List("w", {13, 14})));  // the name's text, elsewhere
   EXPECT_FALSE(RequirementHistory::IsMoved(base, 9, moved));
   EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, List("w", {13, 15})));    // one step differs
   EXPECT_FALSE(RequirementHistory::IsMoved(base, 10, List("v", {13, 14})));    // another name

@@ -648,7 +648,7 @@ PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& 
   if (count == kSameRequirements && !history_.entries().empty() && !in.failed()) {
     // The last list again, relative to its step (protocol.h).
     const RequirementHistory::Entry& last = history_.entries().back();
-    *out = RequirementHistory::Moved(last.requirements, step - last.step);
+    RequirementHistory::Moved(last.requirements, step - last.step, out);
     history_.Record(step, *out);
     return *result;
   }
@@ -841,7 +841,7 @@ std::optional<int64_t> IsolatedRule::MovedReference(int64_t step, std::vector<Te
   if (failed_ || trials_.empty()) return std::nullopt;
   const RequirementHistory::Entry* reference = ReferenceFor(step);
   if (reference == nullptr) return std::nullopt;
-  *out = RequirementHistory::Moved(reference->requirements, step - reference->step);
+  RequirementHistory::Moved(reference->requirements, step - reference->step, out);
   return reference->step;
 }
 

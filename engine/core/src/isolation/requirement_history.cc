@@ -35,12 +35,12 @@ std::optional<int64_t> RequirementHistory::RepeatDistance() const {
   return std::nullopt;
 }
 
-std::vector<TensorRequirement> RequirementHistory::Moved(const std::vector<TensorRequirement>& base, int64_t shift) {
-  std::vector<TensorRequirement> out = base;
-  for (TensorRequirement& r : out) {
+void RequirementHistory::Moved(const std::vector<TensorRequirement>& base, int64_t shift,
+                               std::vector<TensorRequirement>* out) {
+  out->assign(base.begin(), base.end());  // (reusing what *out holds: no allocation once it is large enough)
+  for (TensorRequirement& r : *out) {
     for (int64_t& s : r.steps) s += shift;
   }
-  return out;
 }
 
 bool RequirementHistory::IsMoved(const std::vector<TensorRequirement>& base, int64_t shift,
@@ -50,7 +50,7 @@ bool RequirementHistory::IsMoved(const std::vector<TensorRequirement>& base, int
     const TensorRequirement& a = reqs[i];
     const TensorRequirement& b = base[i];
     if (a.trial != b.trial || a.reductions_only != b.reductions_only || a.steps.size() != b.steps.size() ||
-        a.name != b.name) {
+        (a.name.data() != b.name.data() && a.name != b.name)) {
       return false;
     }
     for (size_t j = 0; j < a.steps.size(); ++j) {

@@ -40,8 +40,8 @@ class RequirementHistory {
   static constexpr int kMinRepeats = 3;
   std::optional<int64_t> RepeatDistance() const;
 
-  // `base` with every step moved by `shift`.
-  static std::vector<TensorRequirement> Moved(const std::vector<TensorRequirement>& base, int64_t shift);
+  // *out = `base` with every step moved by `shift`. REQUIRES: out is not &base.
+  static void Moved(const std::vector<TensorRequirement>& base, int64_t shift, std::vector<TensorRequirement>* out);
   // Whether `reqs` are `base` moved by `shift` (same order, names, trials, flags).
   static bool IsMoved(const std::vector<TensorRequirement>& base, int64_t shift,
                       const std::vector<TensorRequirement>& reqs);

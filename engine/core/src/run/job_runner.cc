@@ -1048,13 +1048,15 @@ struct JobRunner::Impl {
     if (going.empty() || !first || base().StepAvailability(*first) != StepState::kAvailable) return;
     std::vector<ReadKey> next;
     AvailableSteps available;
+    std::vector<TensorRequirement> reqs;
     for (const int64_t s : WindowFrom(*first, going, INT64_MAX)) {
       for (RuleState* r : going) {
-        std::vector<TensorRequirement> reqs;
         if (!r->instance->PeekRequirements(s, &reqs)) continue;
-        for (auto& req : reqs) req.trial = req.trial < r->trial_indices.size() ? r->trial_indices[req.trial] : UINT32_MAX;
-        for (auto& key : KeysOf(reqs)) {
-          if (IsAvailable(key, available)) next.push_back(std::move(key));
+        for (const TensorRequirement& req : reqs) {
+          const uint32_t trial = req.trial < r->trial_indices.size() ? r->trial_indices[req.trial] : UINT32_MAX;
+          for (const int64_t step : req.steps) {
+            if (const ReadKey key{trial, req.name, step}; IsAvailable(key, available)) next.push_back(key);
+          }
         }
       }
     }
