@@ -137,6 +137,49 @@ TEST(StepTable, LookupsStepByStepFindTheirOwnRows) {
   }
 }
 
+// Two trials' rows, some tensors without their middle step: lookups in a scrambled order (each a
+// search through the index of the table's tensors) find exactly the row of their key, and
+// nothing for a key the table lacks.
+TEST(StepTable, SearchesOfTwoTrialsFindTheirRows) {
+  Fixture f = Open();
+  std::vector<ReadValue> values;
+  for (const uint32_t trial : {0u, 1u}) {
+    for (const ReadValue& v : f.values) {
+      const auto n = std::find(f.names.begin(), f.names.end(), v.key.name) - f.names.begin();
+      if (v.key.step == 1 && n % 3 == 0) continue;  // (a gap in every third tensor's steps)
+      values.push_back({ReadKey{trial, v.key.name, v.key.step}, v.value, false});
+    }
+  }
+  std::sort(values.begin(), values.end());
+  Trial* trials[] = {f.trial.get(), f.trial.get()};
+  std::shared_ptr<const StepTable> table = StepTable::Build(*f.arena, values, trials);
+  ASSERT_NE(table, nullptr);
+  StepTableView view;
+  ASSERT_TRUE(view.Open(*f.mapping, table->offset(), table->size()));
+  ASSERT_EQ(view.rows(), values.size());
+  ASSERT_LT(values.size(), 2 * f.values.size()) << "no gaps";
+  size_t found = 0;
+  for (size_t i = 0; i < 7 * values.size(); ++i) {
+    const size_t k = (i * 7919) % values.size();  // scrambled
+    const ReadKey& key = values[k].key;
+    for (const int64_t step : {key.step, key.step + 1}) {
+      const auto expected = std::find_if(values.begin(), values.end(), [&](const ReadValue& v) {
+        return v.key.trial == key.trial && v.key.name == key.name && v.key.step == step;
+      });
+      const int64_t index = view.Find(key.trial, key.name, step);
+      if (expected == values.end()) {
+        EXPECT_LT(index, 0) << key.trial << " " << key.name << " at " << step;
+      } else {
+        EXPECT_EQ(index, expected - values.begin()) << key.trial << " " << key.name << " at " << step;
+        ++found;
+      }
+    }
+  }
+  EXPECT_GT(found, 7 * values.size());
+  EXPECT_LT(view.Find(2, values.front().key.name, values.front().key.step), 0);
+  EXPECT_LT(view.Find(0, "zzz not a tensor", 0), 0);
+}
+
 TEST(StepTable, StoredReductionsTakePrecedenceOverMemos) {
   Fixture f = Open();
   ReadValue& first = f.values.front();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -21,7 +22,10 @@ constexpr uint64_t kMagic = 0x314c4254504d5453ull;  // "STMPTBL1"
 struct Header {
   uint64_t magic;
   uint64_t rows;
+  uint64_t serial;  // one per table built: a view opened again on the same table keeps its index
 };
+
+std::atomic<uint64_t> g_next_serial{1};
 
 // Sizes rounded up to 8 bytes, so that every part of the table stays aligned.
 constexpr uint64_t Aligned(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
@@ -43,11 +47,17 @@ std::shared_ptr<const StepTable> StepTable::Build(SharedArena& arena, const std:
   uint64_t shapes = 0, names = 0, memo_count = 0;
   std::vector<std::pair<uint32_t, std::array<double, kMemoKeys>>> memos;
   memos.reserve(values.size());
+  // The rows of one tensor of one trial are adjacent and share its name (a trial has one copy of
+  // each name: equal keys' names are the same view).
+  const auto same_name = [](const ReadValue* a, const ReadValue& b) {
+    return a != nullptr && a->key.trial == b.key.trial && a->key.name.data() == b.key.name.data() &&
+           a->key.name.size() == b.key.name.size();
+  };
   for (const ReadValue& v : values) {
     if (v.key.trial >= trials.size() || !Covers(arena, v)) continue;
+    if (!same_name(listed.empty() ? nullptr : listed.back(), v)) names += v.key.name.size();
     listed.push_back(&v);
     shapes += v.value->shape().size();
-    names += v.key.name.size();
     auto& [mask, memo] = memos.emplace_back();
     mask = UsableMemos(*v.value, v.stored_reductions, memo);
     memo_count += static_cast<uint64_t>(std::popcount(mask));
@@ -63,7 +73,7 @@ std::shared_ptr<const StepTable> StepTable::Build(SharedArena& arena, const std:
   if (block == nullptr || !arena.Contains(block.get(), static_cast<size_t>(size), &offset)) return nullptr;
 
   std::byte* base = block.get();
-  const Header header{kMagic, listed.size()};
+  const Header header{kMagic, listed.size(), g_next_serial.fetch_add(1, std::memory_order_relaxed)};
   std::memcpy(base, &header, sizeof(header));
   uint64_t shape_at = shapes_at, memo_at = memos_at, name_at = names_at;
   // The mode of a step: every tensor of a step asks the same (a table holds one or a few steps).
@@ -80,7 +90,12 @@ std::shared_ptr<const StepTable> StepTable::Build(SharedArena& arena, const std:
     StepTableRow row{};
     row.trial = v.key.trial;
     row.name_size = static_cast<uint32_t>(v.key.name.size());
-    row.name_offset = name_at;
+    const bool new_name = !same_name(i == 0 ? nullptr : listed[i - 1], v);
+    if (new_name) {
+      std::memcpy(base + name_at, v.key.name.data(), v.key.name.size());
+      name_at += v.key.name.size();
+    }
+    row.name_offset = name_at - v.key.name.size();
     row.step = v.key.step;
     arena.Contains(tensor.bytes().data(), tensor.bytes().size(), &row.data_offset);
     row.data_bytes = tensor.bytes().size();
@@ -100,23 +115,31 @@ std::shared_ptr<const StepTable> StepTable::Build(SharedArena& arena, const std:
       std::memcpy(base + memo_at, &memos[i].second[key], sizeof(double));
       memo_at += sizeof(double);
     }
-    std::memcpy(base + name_at, v.key.name.data(), v.key.name.size());
-    name_at += v.key.name.size();
   }
   return std::shared_ptr<const StepTable>(new StepTable(std::move(block), offset, size));
 }
 
 bool StepTableView::Open(const ReadOnlyMapping& arena, uint64_t offset, uint64_t size) {
-  Close();
-  next_ = 0;
-  stride_ = 0;
   const std::byte* base = arena.At(offset, size);
   Header header{};
+  if (base != nullptr && size >= sizeof(Header)) std::memcpy(&header, base, sizeof(header));
+  // The table of a call is opened again at each of its steps: the same table (its serial, where
+  // it was) keeps the index of its tensors.
+  const bool same = serial_ != 0 && arena_ == &arena && base == base_ && size == size_ && header.serial == serial_;
+  Close();
+  if (!same) {
+    next_ = 0;
+    stride_ = 0;
+    runs_.clear();
+  }
   if (base == nullptr || size < sizeof(Header) || reinterpret_cast<uintptr_t>(base) % alignof(StepTableRow) != 0) {
     return false;
   }
-  std::memcpy(&header, base, sizeof(header));
-  if (header.magic != kMagic || header.rows > (size - sizeof(Header)) / sizeof(StepTableRow)) return false;
+  if (header.magic != kMagic || header.rows > (size - sizeof(Header)) / sizeof(StepTableRow)) {
+    serial_ = 0;
+    return false;
+  }
+  serial_ = header.serial;
   arena_ = &arena;
   base_ = base;
   size_ = size;
@@ -163,15 +186,9 @@ int64_t StepTableView::Find(uint32_t trial, std::string_view name, int64_t step)
     if (jump < rows_.size() && matches(rows_[jump])) found = jump;
   }
   if (found == SIZE_MAX) {
-    // Key order (ReadKey): trial, then the name's bytes, then the step.
-    const auto before = [&](const StepTableRow& r) {
-      if (r.trial != trial) return r.trial < trial;
-      if (const int c = Name(r).compare(name); c != 0) return c < 0;
-      return r.step < step;
-    };
-    const auto it = std::partition_point(rows_.begin(), rows_.end(), before);
-    if (it == rows_.end() || !matches(*it)) return -1;
-    found = static_cast<size_t>(it - rows_.begin());
+    if (runs_.empty()) IndexRuns();
+    found = FindInRuns(trial, name, step);
+    if (found == SIZE_MAX) return -1;
   }
   if (!Valid(rows_[found])) return -1;
   if (next_ > 0 && found >= next_) {
@@ -180,6 +197,54 @@ int64_t StepTableView::Find(uint32_t trial, std::string_view name, int64_t step)
   }
   next_ = found + 1;
   return static_cast<int64_t>(found);
+}
+
+size_t StepTableView::RunHash(uint32_t trial, std::string_view name) {
+  return std::hash<std::string_view>{}(name) ^ (static_cast<size_t>(trial) * 0x9E3779B97F4A7C15ull);
+}
+
+void StepTableView::IndexRuns() {
+  // Runs start where the trial or the name changes; a run is indexed once (its first rows, if a
+  // table repeated a name further on: rows are in key order, so it cannot).
+  size_t slots = 16;
+  while (slots < 2 * rows_.size()) slots *= 2;
+  runs_.assign(slots, Run{});
+  for (size_t start = 0; start < rows_.size();) {
+    const StepTableRow& first = rows_[start];
+    size_t end = start + 1;
+    while (end < rows_.size() && rows_[end].trial == first.trial && rows_[end].name_offset == first.name_offset &&
+           rows_[end].name_size == first.name_size) {
+      ++end;
+    }
+    const std::string_view name = Name(first);
+    for (size_t i = RunHash(first.trial, name) & (slots - 1);; i = (i + 1) & (slots - 1)) {
+      if (runs_[i].start == kNoRun) {
+        runs_[i] = {static_cast<uint32_t>(start), static_cast<uint32_t>(end)};
+        break;
+      }
+      const StepTableRow& other = rows_[runs_[i].start];
+      if (other.trial == first.trial && Name(other) == name) break;
+    }
+    start = end;
+  }
+}
+
+size_t StepTableView::FindInRuns(uint32_t trial, std::string_view name, int64_t step) const {
+  const size_t mask = runs_.size() - 1;
+  for (size_t i = RunHash(trial, name) & mask;; i = (i + 1) & mask) {
+    const Run& run = runs_[i];
+    if (run.start == kNoRun) return SIZE_MAX;
+    const StepTableRow& first = rows_[run.start];
+    if (first.trial != trial || Name(first) != name) continue;
+    // Its steps ascend, usually one apart: the row `step - first.step` on is tried first.
+    if (step >= first.step && static_cast<uint64_t>(step - first.step) < run.end - run.start) {
+      const size_t guess = run.start + static_cast<size_t>(step - first.step);
+      if (rows_[guess].step == step) return guess;
+    }
+    const auto begin = rows_.begin() + run.start, end = rows_.begin() + run.end;
+    const auto it = std::partition_point(begin, end, [&](const StepTableRow& r) { return r.step < step; });
+    return it != end && it->step == step ? static_cast<size_t>(it - rows_.begin()) : SIZE_MAX;
+  }
 }
 
 }  // namespace litmus::isolation
