@@ -625,12 +625,11 @@ struct JobRunner::Impl {
     }
   }
 
-  std::vector<ReadKey> KeysOf(const std::vector<TensorRequirement>& reqs) {
-    std::vector<ReadKey> keys;
+  // Appends the keys of `reqs` (a call gathers ~20 rules x 16 steps of them: no list each).
+  static void AppendKeys(const std::vector<TensorRequirement>& reqs, std::vector<ReadKey>& keys) {
     for (const auto& req : reqs) {
       for (int64_t s : req.steps) keys.push_back({req.trial, req.name, s});
     }
-    return keys;
   }
 
   // Whether the first worker's entry of `name` at `step` holds stored reductions but no raw value
@@ -923,7 +922,7 @@ struct JobRunner::Impl {
     for (RuleState* r : ready) {
       const auto& [result, reqs] = Declare(*r, step);
       if (result.status != LITMUS_OK) continue;
-      for (auto& key : KeysOf(reqs)) keys.push_back(std::move(key));
+      AppendKeys(reqs, keys);
     }
     SortUniqueKeys(keys);
     JoinPrefetch();
@@ -1153,7 +1152,7 @@ struct JobRunner::Impl {
     std::vector<ReadKey> keys;
     for (size_t i = 0; i < ready.size(); ++i) {
       for (size_t k = 0; k < count[i]; ++k) {
-        for (auto& key : KeysOf(ready[i]->declared.at(window[k]).second)) keys.push_back(std::move(key));
+        AppendKeys(ready[i]->declared.at(window[k]).second, keys);
       }
     }
     SortUniqueKeys(keys);
@@ -1280,8 +1279,10 @@ struct JobRunner::Impl {
     const auto& [result, reqs] = Declare(r, *next);
     if (result.status != LITMUS_OK) return;
     AvailableSteps available;
-    for (auto& key : KeysOf(reqs)) {
-      if (IsAvailable(key, available)) out.push_back(std::move(key));
+    for (const auto& req : reqs) {
+      for (const int64_t s : req.steps) {
+        if (const ReadKey key{req.trial, req.name, s}; IsAvailable(key, available)) out.push_back(key);
+      }
     }
   }
 
