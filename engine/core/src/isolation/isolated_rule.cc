@@ -556,16 +556,34 @@ void IsolatedRule::DeclareSteps(std::span<const int64_t> steps) {
   DrainAhead();
   if (failed_ || steps.empty()) return;  // (what a failed request read stands: RequiredTensors answers it)
   declared_steps_.clear();
-  const std::string range = std::to_string(steps.front()) + "-" + std::to_string(steps.back());
-  const std::string what = "in set_required_tensors at steps " + range + " (one request, --rule-batch-steps)";
-  const uint64_t generation = Generation();
+  DeclaringSteps declaring{{steps.begin(), steps.end()}, Generation(), {}, {}};
+  declaring.range = std::to_string(steps.front()) + "-" + std::to_string(steps.back());
+  declaring.what = "in set_required_tensors at steps " + declaring.range + " (one request, --rule-batch-steps)";
   Encoder request;
-  request.Put<uint64_t>(generation).Put<uint64_t>(steps.size());
+  request.Put<uint64_t>(declaring.generation).Put<uint64_t>(steps.size());
   for (const int64_t step : steps) request.Put<int64_t>(step);
-  Message reply;
   ++declare_calls_;
   progress_->Reset();  // (before the worker can write it)
-  if (Call(MessageType::kRequiredTensorsSteps, request.bytes(), PluginCallPhase::kSetRequiredTensors, what, &reply)) {
+  // Sent now, read later: the worker declares while the runner invokes the other rules (a round
+  // trip here left every other worker idle: ~10 % of a 20-rule job on a trial without trees).
+  if (const auto f = channel_->Send(MessageType::kRequiredTensorsSteps, request.bytes(), CallLimits());
+      f != Channel::Failure::kNone) {
+    Broken(f, declaring.what);
+    return;
+  }
+  declaring_ = std::move(declaring);
+}
+
+void IsolatedRule::FinishDeclareSteps() {
+  if (!declaring_) return;
+  const DeclaringSteps declaring = *std::move(declaring_);
+  declaring_.reset();
+  const std::span<const int64_t> steps = declaring.steps;
+  const std::string& range = declaring.range;
+  const std::string& what = declaring.what;
+  const uint64_t generation = declaring.generation;
+  Message reply;
+  if (Call(MessageType::kNone, {}, PluginCallPhase::kSetRequiredTensors, what, &reply)) {
     // The worker crashed, exited or hung inside the request: at the step its progress names.
     // The steps before it were declared, each without a tensor it needs (the worker goes on only
     // then): skipped, as they would have been; RequiredTensors returns the failure from there.
@@ -602,6 +620,7 @@ void IsolatedRule::DeclareSteps(std::span<const int64_t> steps) {
 }
 
 void IsolatedRule::DrainAhead() {
+  FinishDeclareSteps();
   if (!ahead_pending_ || failed_) return;
   const Ahead pending = *std::move(ahead_pending_);
   ahead_pending_.reset();

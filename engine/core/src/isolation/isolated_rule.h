@@ -155,6 +155,15 @@ class IsolatedRule : public RuleHandle {
   std::optional<Ahead> ahead_pending_;  // step and generation only
   std::optional<Ahead> ahead_;
   std::deque<Ahead> declared_steps_;  // what DeclareSteps read, ascending, not asked for yet
+  // A DeclareSteps request sent, its reply not read yet (FinishDeclareSteps, from DrainAhead).
+  struct DeclaringSteps {
+    std::vector<int64_t> steps;
+    uint64_t generation = 0;
+    std::string range;  // "first-last"
+    std::string what;   // where, for messages
+  };
+  std::optional<DeclaringSteps> declaring_;
+  void FinishDeclareSteps();
   // An Invoke whose request StartInvoke sent (step, generation, ahead step).
   struct Started {
     int64_t step = 0;

@@ -69,7 +69,9 @@ class RuleHandle {
   // A hint: RequiredTensors of `steps` (ascending) comes next, in order, for a rule whose list
   // could not be declared at the step before them. An isolated rule asks its worker about them
   // all in one round trip (up to the first it can declare) and answers RequiredTensors from
-  // that while the trials stay as they were. In-process: nothing.
+  // that while the trials stay as they were; it returns once the request is sent (the worker
+  // declares while the caller goes on; the reply is read at the rule's next use). In-process:
+  // nothing.
   virtual void DeclareSteps(std::span<const int64_t> steps) { (void)steps; }
   // Drops the predictions not sent with a StartInvokeSteps (their steps are declared again).
   virtual void ForgetPredictions() {}
