@@ -34,6 +34,10 @@ std::optional<std::string> QueryTemplate(std::string_view query, size_t offset) 
 }
 
 Encoder& Encoder::PutBytes(const void* data, size_t size) {
+  // (One growth for both parts: the size, then the bytes.)
+  if (buffer_.capacity() - buffer_.size() < sizeof(uint64_t) + size) {
+    buffer_.reserve(std::max(2 * buffer_.capacity(), buffer_.size() + sizeof(uint64_t) + size));
+  }
   Put<uint64_t>(size);
   if (size > 0) buffer_.append(static_cast<const char*>(data), size);
   return *this;

@@ -126,9 +126,7 @@ class Encoder {
   template <class T>
   Encoder& Put(T value) {
     static_assert(std::is_trivially_copyable_v<T>);
-    const size_t at = buffer_.size();
-    buffer_.resize(at + sizeof(T));
-    std::memcpy(buffer_.data() + at, &value, sizeof(T));
+    buffer_.append(reinterpret_cast<const char*>(&value), sizeof(T));
     return *this;
   }
   Encoder& PutBytes(const void* data, size_t size);
