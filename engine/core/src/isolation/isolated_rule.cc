@@ -801,7 +801,8 @@ void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t>
   // The queries this rule asked about the step of its last call, asked about this one now:
   // the worker finds them in its cache instead of asking (the trials cannot change before the
   // call ends, so the answers are those it would get).
-  Encoder answers;
+  const size_t count_at = out.size();
+  out.Put<uint64_t>(0);  // (the count, once known)
   uint64_t count = 0;
   const auto answer = [&](const StepQuery& q, int64_t at) {
     if (q.mode_step_delta) {  // about the step `delta` mode steps from `at`, if `at` is of its mode
@@ -812,7 +813,7 @@ void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t>
     std::string args = q.args;
     std::memcpy(args.data() + q.step_offset, &at, sizeof(at));
     const std::optional<std::pair<int64_t, bool>> saved = std::exchange(query_step_, std::nullopt);
-    answers.PutString(args).PutString(Answer(args));
+    out.PutString(args).PutString(Answer(args));
     query_step_ = saved;
     ++count;
   };
@@ -823,7 +824,7 @@ void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t>
     }
     for (const int64_t at : declare_steps) answer(q, at);
   }
-  out.Put<uint64_t>(count).PutRaw(answers.bytes());
+  out.PutAt<uint64_t>(count_at, count);
 }
 
 const RequirementHistory::Entry* IsolatedRule::KnownList(int64_t step) const {

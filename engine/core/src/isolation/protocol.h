@@ -142,6 +142,13 @@ class Encoder {
     return PutBytes(values.data(), values.size() * sizeof(T));
   }
   const std::string& bytes() const { return buffer_; }
+  size_t size() const { return buffer_.size(); }
+  // Overwrites what Put<T> wrote at byte `at` (a count known only after the items).
+  template <class T>
+  void PutAt(size_t at, T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (at <= buffer_.size() && sizeof(T) <= buffer_.size() - at) std::memcpy(buffer_.data() + at, &value, sizeof(T));
+  }
   void Reserve(size_t size) { buffer_.reserve(size); }
   // Drops what was appended after the first `size` bytes.
   void Truncate(size_t size) { buffer_.resize(std::min(size, buffer_.size())); }
