@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,7 +54,7 @@ class SeriesFilesTest : public ::testing::Test {
   Clock::time_point now_{Clock::duration{1}};
 };
 
-TEST_F(SeriesFilesTest, WritesChangesOnlyAndAtMostEveryIntervalUnlessForced) {
+TEST_F(SeriesFilesTest, WritesChangesOnlyAndAtMostEveryIntervalUnlessTheRuleEnded) {
   SeriesFiles files(TickingClock(milliseconds(1)));
   SeriesStore store;
   files.Write(*reporter_, "r", "Rule", store, false);  // empty: nothing
@@ -67,8 +69,14 @@ TEST_F(SeriesFilesTest, WritesChangesOnlyAndAtMostEveryIntervalUnlessForced) {
   store.Add("v", "t", 1, 1, 2.0);
   files.Write(*reporter_, "r", "Rule", store, false);  // changed, inside the interval
   EXPECT_EQ(files.writes(), 1u);
-  files.Write(*reporter_, "r", "Rule", store, true);  // the rule ended: written
+  files.Write(*reporter_, "r", "Rule", store, true);  // the rule ended: written (in the background)
   EXPECT_EQ(files.writes(), 2u);
+  files.Wait();
+  {
+    std::ifstream in(SeriesFile("r"));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\"total_points\":2"), std::string::npos) << text;
+  }
   store.Add("v", "t", 2, 1, 3.0);
   now_ += SeriesFiles::kInterval;
   files.Write(*reporter_, "r", "Rule", store, false);  // changed, the interval past

@@ -1526,6 +1526,7 @@ struct JobRunner::Impl {
     }
     progress->Clear();
     for (auto& r : rules) WriteReport(*r);
+    series_files.Wait();
     if (series_files.writes() > 0) spdlog::debug("series files written {} times", series_files.writes());
     reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
     reporter->Finish(code, line);

@@ -6,12 +6,20 @@
 namespace litmus {
 
 void SeriesFiles::Write(JobReporter& reporter, const std::string& configuration_name, const std::string& rule_class,
-                        const SeriesStore& series, bool force) {
+                        const SeriesStore& series, bool ended) {
   if (series.empty()) return;
   Written& w = written_[configuration_name];
   if (w.version == series.version()) return;
+  if (ended) {
+    ++writes_;
+    w.version = series.version();
+    finals_.run([&reporter, configuration_name, rule_class, &series] {
+      reporter.WriteRuleSeries(configuration_name, series.ToJson(configuration_name, rule_class));
+    });
+    return;
+  }
   const auto now = clock_();
-  if (!force && w.at != std::chrono::steady_clock::time_point{} && now < w.next) return;
+  if (w.at != std::chrono::steady_clock::time_point{} && now < w.next) return;
   reporter.WriteRuleSeries(configuration_name, series.ToJson(configuration_name, rule_class));
   ++writes_;
   w.version = series.version();

@@ -3,7 +3,10 @@
 // kInterval, or less often when writing the job's documents takes long: all documents together
 // share one budget of ~2 % of the runner's time (a rule may publish at every step, 20 rules write
 // 20 documents of up to tens of MB; the files are for people and `litmus report`).
-// Thread-compatible: the runner's thread.
+// A rule's last document (its rule ended: the store no longer changes) is written in the
+// background, so that rules ending together (the end of a trial) format theirs at once on
+// the runner's idle cores (Wait: before the job's verdict). Thread-compatible: the runner's
+// thread.
 #pragma once
 
 #include <chrono>
@@ -11,6 +14,8 @@
 #include <functional>
 #include <map>
 #include <string>
+
+#include <tbb/task_group.h>
 
 #include "plugin/series_store.h"
 #include "run/job_report.h"
@@ -26,10 +31,14 @@ class SeriesFiles {
 
   // `clock` times the writes and the intervals (tests pass their own).
   explicit SeriesFiles(Clock clock = std::chrono::steady_clock::now) : clock_(std::move(clock)) {}
+  ~SeriesFiles() { Wait(); }
 
-  // `force`: write now if changed (the rule ended). A store with nothing in it writes nothing.
+  // `ended`: the rule ended; its document is written if changed, in the background (`series`
+  // must stay as it is until Wait returns). A store with nothing in it writes nothing.
   void Write(JobReporter& reporter, const std::string& configuration_name, const std::string& rule_class,
-             const SeriesStore& series, bool force);
+             const SeriesStore& series, bool ended);
+  // Until the documents written in the background are written.
+  void Wait() { finals_.wait(); }
   // Documents written so far, all rules together.
   uint64_t writes() const { return writes_; }
 
@@ -44,6 +53,7 @@ class SeriesFiles {
   std::map<std::string, Written> written_;
   std::chrono::steady_clock::duration total_cost_{};  // the sum of every document's last cost
   uint64_t writes_ = 0;
+  tbb::task_group finals_;
 };
 
 }  // namespace litmus
