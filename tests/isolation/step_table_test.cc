@@ -178,6 +178,12 @@ TEST(StepTable, SearchesOfTwoTrialsFindTheirRows) {
   EXPECT_GT(found, 7 * values.size());
   EXPECT_LT(view.Find(2, values.front().key.name, values.front().key.step), 0);
   EXPECT_LT(view.Find(0, "zzz not a tensor", 0), 0);
+  // Closed (a request without a table), then the same table again: nothing, then every row.
+  view.Close();
+  EXPECT_LT(view.Find(values.back().key.trial, values.back().key.name, values.back().key.step), 0);
+  ASSERT_TRUE(view.Open(*f.mapping, table->offset(), table->size()));
+  EXPECT_EQ(view.Find(values.back().key.trial, values.back().key.name, values.back().key.step),
+            static_cast<int64_t>(values.size()) - 1);
 }
 
 TEST(StepTable, StoredReductionsTakePrecedenceOverMemos) {

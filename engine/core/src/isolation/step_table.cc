@@ -167,6 +167,7 @@ const double* StepTableView::Memos(const StepTableRow& row) const {
 }
 
 int64_t StepTableView::Find(uint32_t trial, std::string_view name, int64_t step) {
+  if (rows_.empty()) return -1;  // (closed: runs_ may still index the table last open)
   const auto matches = [&](const StepTableRow& r) { return r.trial == trial && r.step == step && Name(r) == name; };
   // Near the last row found first (a rule that asks for two steps of each tensor, the later
   // first, misses the next row by one).
