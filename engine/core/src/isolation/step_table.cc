@@ -238,8 +238,9 @@ size_t StepTableView::FindInRuns(uint32_t trial, std::string_view name, int64_t 
     const StepTableRow& first = rows_[run.start];
     if (first.trial != trial || Name(first) != name) continue;
     // Its steps ascend, usually one apart: the row `step - first.step` on is tried first.
-    if (step >= first.step && static_cast<uint64_t>(step - first.step) < run.end - run.start) {
-      const size_t guess = run.start + static_cast<size_t>(step - first.step);
+    const uint64_t ahead = static_cast<uint64_t>(step) - static_cast<uint64_t>(first.step);  // (no overflow)
+    if (step >= first.step && ahead < run.end - run.start) {
+      const size_t guess = run.start + static_cast<size_t>(ahead);
       if (rows_[guess].step == step) return guess;
     }
     const auto begin = rows_.begin() + run.start, end = rows_.begin() + run.end;

@@ -41,7 +41,8 @@ struct TensorRequirement {
 
 // What a rule reported through report_violations / report_detail, accumulated over its calls.
 // details: key -> the JSON text given (ReportDetails::Json makes it canonical; a plugin's invalid
-// JSON becomes a JSON string). series: what it watched (ABI 1.3 report_series / report_threshold / report_recommendation).
+// JSON becomes a JSON string). series: what it watched (ABI 1.3 report_series /
+// report_threshold / report_recommendation).
 struct RuleReport {
   int64_t violations = 0;
   ReportDetails details;

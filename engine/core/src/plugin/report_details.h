@@ -22,7 +22,6 @@ class ReportDetails {
   std::map<std::string, std::string> Json() const;
   // Replaces everything with `json` (texts Json() returned, as a checkpoint keeps them).
   void Restore(const std::map<std::string, std::string>& json);
-  bool empty() const { return raw_.empty(); }
 
  private:
   std::map<std::string, std::string, std::less<>> raw_;
