@@ -464,6 +464,16 @@ TEST_F(HostApiTest, ManyRequirementsListEachTensorOnce) {
     EXPECT_EQ(reqs[i].name, names[i % 50]);
     EXPECT_THAT(reqs[i].steps, ElementsAre(2, 5)) << reqs[i].name;
   }
+  // The next call starts from nothing (the index forgets the last call's positions).
+  std::vector<TensorRequirement> next;
+  ctx_->BeginCall(PluginCallPhase::kSetRequiredTensors, &next);
+  const int64_t step = 7;
+  for (const size_t i : {40u, 3u, 40u}) RecordRequirement(ctx_.get(), 1, names[i], &step, 1, false);
+  ctx_->EndCall();
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0].name, names[40]);
+  EXPECT_EQ(next[1].name, names[3]);
+  EXPECT_THAT(next[0].steps, ElementsAre(7));
 }
 
 // ABI 1.2: require_tensor_ex's flags. A name required both with and without reductions_only
