@@ -4,6 +4,17 @@
 #include <nlohmann/json.hpp>
 
 namespace litmus {
+namespace {
+
+// `raw` as canonical JSON text (see ReportDetails::Json).
+std::string CanonicalDetailJson(std::string_view raw) {
+  constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+  const nlohmann::json parsed = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? nlohmann::json(std::string(raw)).dump(-1, ' ', false, kReplace)
+                               : parsed.dump(-1, ' ', false, kReplace);
+}
+
+}  // namespace
 
 void ReportDetails::Set(std::string_view key, std::string_view raw_json) {
   if (const auto it = raw_.find(key); it != raw_.end()) {
@@ -22,13 +33,6 @@ std::map<std::string, std::string> ReportDetails::Json() const {
 void ReportDetails::Restore(const std::map<std::string, std::string>& json) {
   raw_.clear();
   for (const auto& [key, text] : json) raw_.emplace_hint(raw_.end(), key, text);
-}
-
-std::string CanonicalDetailJson(std::string_view raw) {
-  constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
-  const nlohmann::json parsed = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);
-  return parsed.is_discarded() ? nlohmann::json(std::string(raw)).dump(-1, ' ', false, kReplace)
-                               : parsed.dump(-1, ' ', false, kReplace);
 }
 
 }  // namespace litmus

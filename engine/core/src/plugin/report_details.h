@@ -27,7 +27,4 @@ class ReportDetails {
   std::map<std::string, std::string, std::less<>> raw_;
 };
 
-// `raw` as canonical JSON text (see ReportDetails::Json).
-std::string CanonicalDetailJson(std::string_view raw);
-
 }  // namespace litmus

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -34,8 +33,6 @@ void AppendInt(std::string& out, int64_t v) {
   const auto result = std::to_chars(buffer, buffer + sizeof(buffer), v);
   out.append(buffer, result.ptr);
 }
-
-void AppendString(std::string& out, std::string_view s) { AppendJsonString(out, s); }
 
 const char* ModeText(int32_t mode) {
   switch (mode) {
@@ -259,9 +256,9 @@ std::vector<SeriesStore::NewPoint> SeriesStore::TakeNewPoints() {
 // One element of the "series" list (no separator before it).
 void SeriesStore::AppendSeriesJson(std::string& out, const Series& s) {
   out += "\n{\"name\":";
-  AppendString(out, s.name);
+  AppendJsonString(out, s.name);
   out += ",\"tensor\":";
-  AppendString(out, s.tensor);
+  AppendJsonString(out, s.tensor);
   out += ",\"total_points\":";
   AppendInt(out, s.total_points);
   out += ",\"points_per_bucket\":";
@@ -329,15 +326,15 @@ std::string SeriesStore::ToJson(std::string_view rule, std::string_view rule_cla
   std::string out;
   out.reserve(1024);
   out += "{\"format\":\"litmus-series/1\",\"rule\":";
-  AppendString(out, rule);
+  AppendJsonString(out, rule);
   out += ",\"rule_class\":";
-  AppendString(out, rule_class);
+  AppendJsonString(out, rule_class);
   out += ",\"thresholds\":{";
   bool first = true;
   for (const auto& [name, sides] : thresholds_) {
     if (!first) out += ',';
     first = false;
-    AppendString(out, name);
+    AppendJsonString(out, name);
     out += ":[";
     for (size_t i = 0; i < sides.size(); ++i) {
       if (i > 0) out += ',';
@@ -352,7 +349,7 @@ std::string SeriesStore::ToJson(std::string_view rule, std::string_view rule_cla
   out += "},\"recommendations\":[";
   for (size_t i = 0; i < recommendations_.size(); ++i) {
     if (i > 0) out += ',';
-    AppendString(out, recommendations_[i]);
+    AppendJsonString(out, recommendations_[i]);
   }
   out += "],\"dropped_series\":";
   AppendInt(out, dropped_series_);

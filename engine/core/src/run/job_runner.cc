@@ -1051,12 +1051,8 @@ struct JobRunner::Impl {
     for (const int64_t s : WindowFrom(*first, going, INT64_MAX)) {
       for (RuleState* r : going) {
         if (!r->instance->PeekRequirements(s, &reqs)) continue;
-        for (const TensorRequirement& req : reqs) {
-          const uint32_t trial = req.trial < r->trial_indices.size() ? r->trial_indices[req.trial] : UINT32_MAX;
-          for (const int64_t step : req.steps) {
-            if (const ReadKey key{trial, req.name, step}; IsAvailable(key, available)) next.push_back(key);
-          }
-        }
+        for (auto& req : reqs) req.trial = req.trial < r->trial_indices.size() ? r->trial_indices[req.trial] : UINT32_MAX;
+        AppendAvailableKeys(reqs, next, available);
       }
     }
     SortUniqueKeys(next);
@@ -1283,9 +1279,15 @@ struct JobRunner::Impl {
     const auto& [result, reqs] = Declare(r, *next);
     if (result.status != LITMUS_OK) return;
     AvailableSteps available;
+    AppendAvailableKeys(reqs, out, available);
+  }
+
+  // Appends the keys of `reqs` whose steps are available (remembered in `available`).
+  void AppendAvailableKeys(const std::vector<TensorRequirement>& reqs, std::vector<ReadKey>& keys,
+                           AvailableSteps& available) const {
     for (const auto& req : reqs) {
       for (const int64_t s : req.steps) {
-        if (const ReadKey key{req.trial, req.name, s}; IsAvailable(key, available)) out.push_back(key);
+        if (const ReadKey key{req.trial, req.name, s}; IsAvailable(key, available)) keys.push_back(key);
       }
     }
   }
