@@ -13,12 +13,22 @@
 #include <cstdio>
 #include <cstring>
 
+#include "isolation/query_answer_cache.h"
 #include "isolation/step_table.h"
 #include "isolation/stop_watchdog.h"
 #include "isolation/worker_host_api.h"
 
 namespace litmus::isolation {
 namespace {
+
+// An answer of IsolatedRule::Answer that holds LITMUS_OK and no error message (status, error
+// flag, error text, output).
+bool AnsweredOk(std::string_view answer) {
+  Decoder in(answer);
+  const int32_t status = in.Get<int32_t>();
+  const uint8_t has_error = in.Get<uint8_t>();
+  return !in.failed() && status == LITMUS_OK && has_error == 0;
+}
 
 std::string Seconds(double s) {
   char buffer[32];
@@ -750,7 +760,8 @@ std::string IsolatedRule::InvokeRequest(const Started& started, const InvokeInpu
   AppendLocalTensors(started.step, input, request);
   request.Put<uint8_t>(started.next ? 1 : 0).Put<int64_t>(started.next.value_or(0));
   AppendStepQueryAnswers(started.step, started.next ? std::span<const int64_t>(&*started.next, 1)
-                                                    : std::span<const int64_t>(), request);
+                                                    : std::span<const int64_t>(),
+                         input.answers, request);
   return request.Take();
 }
 
@@ -797,25 +808,41 @@ void IsolatedRule::RememberModeStepQuery(std::string_view query, size_t step_off
   mode_step_candidate_ = std::pair(std::move(q), query_step_->first);
 }
 
-void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps, Encoder& out) {
+void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps,
+                                          QueryAnswerCache* shared, Encoder& out) {
   // The queries this rule asked about the step of its last call, asked about this one now:
   // the worker finds them in its cache instead of asking (the trials cannot change before the
-  // call ends, so the answers are those it would get).
+  // call ends, so the answers are those it would get). Each remembered query (kStepMode,
+  // kGlobalStep, kTensorNames: function, then the rule's trial number) depends on its trial and
+  // its bytes only, so the rules of a call share a successful answer.
   const size_t count_at = out.size();
   out.Put<uint64_t>(0);  // (the count, once known)
   uint64_t count = 0;
+  std::string args;
   const auto answer = [&](const StepQuery& q, int64_t at) {
     if (q.mode_step_delta) {  // about the step `delta` mode steps from `at`, if `at` is of its mode
       const std::optional<int64_t> mode_step = ModeStepOf(q.trial, at, q.mode);
       if (!mode_step) return;
       at = *mode_step + *q.mode_step_delta;
     }
-    std::string args = q.args;
+    args = q.args;
     std::memcpy(args.data() + q.step_offset, &at, sizeof(at));
-    const std::optional<std::pair<int64_t, bool>> saved = std::exchange(query_step_, std::nullopt);
-    out.PutString(args).PutString(Answer(args));
-    query_step_ = saved;
+    out.PutString(args);
     ++count;
+    uint32_t trial_number = UINT32_MAX;
+    if (args.size() >= 2 * sizeof(uint32_t)) std::memcpy(&trial_number, args.data() + sizeof(uint32_t), sizeof(uint32_t));
+    const Trial* trial = shared != nullptr && trial_number < trials_.size() ? trials_[trial_number] : nullptr;
+    if (trial != nullptr) {
+      if (const std::string* known = shared->Find(trial, args)) {
+        out.PutString(*known);
+        return;
+      }
+    }
+    const std::optional<std::pair<int64_t, bool>> saved = std::exchange(query_step_, std::nullopt);
+    std::string answered = Answer(args);
+    query_step_ = saved;
+    out.PutString(answered);
+    if (trial != nullptr && AnsweredOk(answered)) shared->Add(trial, args, std::move(answered));
   };
   for (const StepQuery& q : step_queries_) {
     if (!q.ahead) {
@@ -922,7 +949,7 @@ void IsolatedRule::StartInvokeSteps(std::span<const int64_t> all_steps, const In
     std::vector<int64_t> declares;
     if (k > 0) declares.push_back(steps[k]);
     if (k + 1 == steps.size() && next) declares.push_back(*next);
-    AppendStepQueryAnswers(steps[k], declares, request);
+    AppendStepQueryAnswers(steps[k], declares, input.answers, request);
   }
   request.Put<uint8_t>(next ? 1 : 0).Put<int64_t>(next.value_or(0));
   progress_->Reset();  // (before the worker can write it)

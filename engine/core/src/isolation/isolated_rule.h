@@ -224,8 +224,10 @@ class IsolatedRule : public RuleHandle {
   // The mode step of `step` of the rule's `trial` if the step is of `mode`.
   std::optional<int64_t> ModeStepOf(uint32_t trial, int64_t step, int32_t mode);
   // Answers to the remembered queries about "this step": those of invoke_at_step at `step`, and
-  // those of set_required_tensors at each of `declare_steps`.
-  void AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps, Encoder& out);
+  // those of set_required_tensors at each of `declare_steps`; those that depend on a trial
+  // only are taken from, or added to, `shared` (if not null).
+  void AppendStepQueryAnswers(int64_t step, std::span<const int64_t> declare_steps, QueryAnswerCache* shared,
+                              Encoder& out);
   std::unordered_map<const char*, uint32_t> name_ids_;  // by the trial's copy of the name
   // The worker's interned series names (protocol.h "Series points"), by id, each with its
   // position in ctx_.report->series once known (ReportSeriesAt).

@@ -21,6 +21,7 @@
 namespace litmus {
 
 namespace isolation {
+class QueryAnswerCache;
 class StepTable;
 }
 
@@ -38,6 +39,9 @@ struct InvokeInput {
   // missing and skips the step (as smdebug's fetch does) once the rule's worker confirmed the
   // list; the step is not invoked and its result is a placeholder LITMUS_OK.
   std::span<const uint8_t> skip;
+  // Answers to step queries shared by the rules the runner starts together (their calls ask
+  // the same questions about the same steps), or null: every rule computes its own.
+  isolation::QueryAnswerCache* answers = nullptr;
 };
 
 class RuleHandle {

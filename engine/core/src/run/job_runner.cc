@@ -20,6 +20,7 @@
 #include "litmus/actions/action_spec.h"
 #include "litmus/actions/aws_action_client.h"
 #include "litmus/actions/rule_actions.h"
+#include "isolation/query_answer_cache.h"
 #include "isolation/rule_handle.h"
 #include "isolation/stop_watchdog.h"
 #include "litmus/engine/trial.h"
@@ -981,13 +982,15 @@ struct JobRunner::Impl {
     // Isolated rules start at once, reading the step's values from the shared memory through one
     // table (kept until the next step's: every Invoke of this step has returned by then).
     if (!to_invoke.empty() && isolation != nullptr) step_table = isolation->ShareStep(readable, trial_pointers);
+    isolation::QueryAnswerCache answers;  // (the trials do not change while the calls are sent)
     for (RuleState* r : to_invoke) {
       r->instance->StartInvoke(step, InvokeInput{.values = &readable,
                                                  .index = &readable_index,
                                                  .trial_indices = r->trial_indices,
                                                  .table = step_table.get(),
                                                  .past_firings = false,
-                                                 .skip = {}});
+                                                 .skip = {},
+                                                 .answers = &answers});
     }
     std::vector<PluginCallResult> results(to_invoke.size());
     const auto invoke = [&](size_t i) {
@@ -1216,6 +1219,7 @@ struct JobRunner::Impl {
     step_table = isolation->ShareStep(readable, trial_pointers);
     // (A rule with one step to skip, declared, has nothing to ask its worker.)
     const auto call = [&](size_t i) { return count[i] > 1 || skip[i][0] == 0; };
+    isolation::QueryAnswerCache answers;  // (the trials do not change while the calls are sent)
     for (size_t i = 0; i < ready.size(); ++i) {
       if (!call(i)) continue;
       ready[i]->instance->StartInvokeSteps(std::span<const int64_t>(window.data(), count[i]),
@@ -1224,7 +1228,8 @@ struct JobRunner::Impl {
                                                        .trial_indices = ready[i]->trial_indices,
                                                        .table = step_table.get(),
                                                        .past_firings = config.keep_going,
-                                                       .skip = skip[i]});
+                                                       .skip = skip[i],
+                                                       .answers = &answers});
     }
     // While the workers run their calls, this thread predicts the next call's lists and starts
     // reading them in the background (done after the calls, the same work left both the workers
