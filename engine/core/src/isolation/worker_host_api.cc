@@ -344,9 +344,21 @@ litmus_status_t RequireTensor(const char* function, litmus_ctx_t* ctx, uint32_t 
     }
     // A name already known to be saved needs no query (rules require the same names every step).
     if (should_match_regex == 0 && name.data != nullptr && trial < g_connection->trial_count()) {
+      const std::string_view wanted(name.data, name.size);
+      auto& by_position = g_connection->saved_at_position;
+      const size_t position = ctx->requirements->size();  // (where a new name goes)
+      if (position < by_position.size() && by_position[position].first == trial &&
+          *by_position[position].second == wanted) {
+        RecordRequirement(ctx, trial, *by_position[position].second, steps, step_count, reductions_only);
+        return LITMUS_OK;
+      }
       const auto& saved = g_connection->saved_names[trial];
-      if (const auto it = saved.find(std::string_view(name.data, name.size)); it != saved.end()) {
+      if (const auto it = saved.find(wanted); it != saved.end()) {
         RecordRequirement(ctx, trial, *it, steps, step_count, reductions_only);
+        if (ctx->requirements->size() > position) {  // (a new entry, at `position`)
+          if (by_position.size() <= position) by_position.resize(position + 1);
+          by_position[position] = {trial, &*it};
+        }
         return LITMUS_OK;
       }
     }

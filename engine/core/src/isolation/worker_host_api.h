@@ -104,6 +104,10 @@ class WorkerConnection {
   };
   using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
   std::vector<StringSet> saved_names;
+  // The saved name each position of the last requirement lists held (trial, element of
+  // saved_names): a rule requires the same names in the same order at every step, so the name
+  // at the position being recorded is compared first, without hashing it.
+  std::vector<std::pair<uint32_t, const std::string*>> saved_at_position;
 
   // Log lines below this LITMUS_LOG_* level are dropped here (the runner would drop them).
   int32_t log_level = 0;
