@@ -67,17 +67,19 @@ void SimilarAcrossRuns::set_required_tensors(int64_t step) {
 
 bool SimilarAcrossRuns::invoke_at_step(int64_t step) {
   // Per other trial, the tensors it is compared on at this step: their handles, and their names
-  // sorted (views of the handles' names).
+  // sorted (views of the handles' names) with the handle of each.
   struct Other {
-    litmus::Trial trial;
     std::vector<litmus::Tensor> tensors;
-    std::vector<std::string_view> names;
-    bool contains(std::string_view name) const { return std::binary_search(names.begin(), names.end(), name); }
+    std::vector<std::pair<std::string_view, size_t>> names;
+    const litmus::Tensor* find(std::string_view name) const {
+      const auto it = std::lower_bound(names.begin(), names.end(), std::pair<std::string_view, size_t>(name, 0));
+      return it != names.end() && it->first == name ? &tensors[it->second] : nullptr;
+    }
   };
   std::vector<Other> others;
   for (const litmus::Trial& trial : other_trials()) {
-    Other& other = others.emplace_back(Other{trial, req_tensors().get(trial), {}});
-    for (const litmus::Tensor& tensor : other.tensors) other.names.push_back(tensor.name());
+    Other& other = others.emplace_back(Other{req_tensors().get(trial), {}});
+    for (size_t i = 0; i < other.tensors.size(); ++i) other.names.emplace_back(other.tensors[i].name(), i);
     std::sort(other.names.begin(), other.names.end());
   }
   int64_t violations = 0;
@@ -88,10 +90,13 @@ bool SimilarAcrossRuns::invoke_at_step(int64_t step) {
     std::optional<std::string> difference;
     double largest = -1;
     bool nan_found = false;
+    bool compared = false;
     for (const Other& other : others) {
-      if (!other.contains(tensor.name())) continue;
+      const litmus::Tensor* there = other.find(tensor.name());
+      if (there == nullptr) continue;
+      compared = true;
       const litmus::TensorView base = tensor.value(step);
-      const litmus::TensorView reference = other.trial.tensor(tensor.name()).value(step);
+      const litmus::TensorView reference = there->value(step);
       const Comparison comparison = CompareValues(base, reference, kTolerance);
       if (comparison == Comparison::kIncomparable) {
         if (incomparable_.insert(tensor.name()).second) {
@@ -114,8 +119,6 @@ bool SimilarAcrossRuns::invoke_at_step(int64_t step) {
         difference = JsonNumber(*max_abs_diff);
       }
     }
-    bool compared = false;
-    for (const Other& other : others) compared |= other.contains(tensor.name());
     if (compared) {
       double published = 0;  // all close
       if (difference) published = nan_found ? std::nan("") : largest >= 0 ? largest : HUGE_VAL;
