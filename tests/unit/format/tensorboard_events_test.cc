@@ -206,6 +206,41 @@ TEST(TensorBoardEvents, WriterFlushesWholeRecordsAndNeverReusesAFile) {
   EXPECT_EQ(Records(testing::ReadWholeFile(path)).size(), 3u);
 }
 
+TEST(TensorBoardEvents, WriterWritesAFullBufferOfWholeRecordsWithoutFlush) {
+  testing::TempDir dir;
+  auto writer = EventFileWriter::Create(Env::Default(), (dir.path() / "litmus").string(), ".litmus");
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  const std::string tag(200, 't');  // (~230 bytes a record)
+  int added = 0;
+  while (std::filesystem::file_size((*writer)->path()) < EventFileWriter::kFlushBytes) {
+    ASSERT_LT(added, 100000);
+    (*writer)->AddScalar(added, tag, static_cast<float>(added));
+    ++added;
+    ASSERT_LT((*writer)->buffered_bytes(), EventFileWriter::kFlushBytes);
+  }
+  // What was written holds whole records only (a live TensorBoard reads it as it grows).
+  const auto written = Records(testing::ReadWholeFile((*writer)->path()));
+  ASSERT_GT(written.size(), 1u);
+  EXPECT_EQ(written.back().summary().value(0).simple_value(), static_cast<float>(written.size() - 2));
+  ASSERT_TRUE((*writer)->Close().ok());
+  const auto all = Records(testing::ReadWholeFile((*writer)->path()));
+  ASSERT_EQ(all.size(), static_cast<size_t>(1 + added));
+  for (int i = 0; i < added; ++i) ASSERT_EQ(all[static_cast<size_t>(1 + i)].step(), i);
+}
+
+TEST(TensorBoardEvents, AFailedWriteOfAFullBufferIsReportedByTheNextFlush) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  auto writer = EventFileWriter::CreateAt(Env::Default(), "/dev/full");
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  const std::string tag(200, 't');
+  for (size_t bytes = 0; bytes <= EventFileWriter::kFlushBytes; bytes += 230) (*writer)->AddScalar(1, tag, 1.0f);
+  ASSERT_LT((*writer)->buffered_bytes(), EventFileWriter::kFlushBytes);  // (a write was attempted)
+  const Status flushed = (*writer)->Flush();
+  ASSERT_FALSE(flushed.ok());
+  EXPECT_NE(flushed.message().find("/dev/full"), std::string::npos) << flushed.message();
+  EXPECT_TRUE((*writer)->Flush().ok());  // reported once; nothing buffered since
+}
+
 TEST(TensorBoardEvents, UncreatableFolderNamesThePath) {
   testing::TempDir dir;
   dir.WriteFile("file", "x");

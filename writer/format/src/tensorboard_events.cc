@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "litmus/format/crc32c.h"
@@ -210,6 +211,14 @@ EventFileWriter::~EventFileWriter() {
 
 void EventFileWriter::AddRecord(std::string_view payload) {
   buffer_ += tfrecord::FrameRecord(payload, tfrecord::FooterKind::kPayloadCrc);
+  FlushIfFull();
+}
+
+void EventFileWriter::FlushIfFull() {
+  if (buffer_.size() < kFlushBytes || closed_) return;
+  const Status status = file_->Append(std::as_bytes(std::span(buffer_.data(), buffer_.size())));
+  buffer_.clear();  // (as Flush: never written twice)
+  if (!status.ok() && deferred_.ok()) deferred_ = status;
 }
 
 void EventFileWriter::AddScalar(int64_t step, std::string_view tag, float value, double wall_time) {
@@ -252,6 +261,7 @@ void EventFileWriter::AddScalar(int64_t step, std::string_view tag, float value,
   fixed(std::bit_cast<uint32_t>(value), 4);
   tfrecord::EncodeFooter(tfrecord::FooterKind::kPayloadCrc, crc32c::Value(payload, event_size),
                          reinterpret_cast<std::byte*>(p));
+  FlushIfFull();
 }
 
 void EventFileWriter::AddText(int64_t step, std::string_view tag, std::string_view text, double wall_time) {
@@ -265,9 +275,12 @@ void EventFileWriter::AddHistogram(int64_t step, std::string_view tag, const His
 
 Status EventFileWriter::Flush() {
   if (closed_) return FailedPreconditionError(path_ + ": written after Close");
-  if (buffer_.empty()) return OkStatus();
-  const Status appended = file_->Append(std::as_bytes(std::span(buffer_.data(), buffer_.size())));
-  buffer_.clear();  // never written twice: a failed append leaves the file's end unknown
+  Status appended = OkStatus();
+  if (!buffer_.empty()) {
+    appended = file_->Append(std::as_bytes(std::span(buffer_.data(), buffer_.size())));
+    buffer_.clear();  // never written twice: a failed append leaves the file's end unknown
+  }
+  if (!deferred_.ok()) return std::exchange(deferred_, OkStatus());
   return appended;
 }
 

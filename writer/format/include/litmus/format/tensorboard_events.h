@@ -45,10 +45,17 @@ std::string EncodeTextEvent(double wall_time, int64_t step, std::string_view tag
 // bucket_limit, bucket}}}} (TensorFlow 1's tf.summary.histogram).
 std::string EncodeHistogramEvent(double wall_time, int64_t step, std::string_view tag, const Histogram& histogram);
 
-// Appends events to one new event file. Records are buffered until Flush, which writes them
-// with one append (a live TensorBoard sees whole records only). Thread-compatible.
+// Appends events to one new event file. Records are buffered until Flush, or until the buffer
+// holds kFlushBytes, and written with one append of whole records (a live TensorBoard sees whole
+// records only). A write that fails inside an Add* is reported by the next Flush or Close.
+// Thread-compatible.
 class EventFileWriter {
  public:
+  // What the buffer may hold before an Add* writes it: a run publishing hundreds of points a
+  // step would otherwise grow one string to tens of MB (copied at each doubling, its fresh pages
+  // faulted in) between two Flushes.
+  static constexpr size_t kFlushBytes = size_t{1} << 20;
+
   // Creates `dir` (mkdir -p) and a new file EventFileName(now, HostName(), suffix) in it (never
   // an existing one: on a name clash ".<n>" goes before the suffix), holding the file_version
   // record. Errors are the Env's (they name the folder or file). `env` is not owned and must outlive the writer.
@@ -63,7 +70,8 @@ class EventFileWriter {
   void AddScalar(int64_t step, std::string_view tag, float value, double wall_time = 0);
   void AddText(int64_t step, std::string_view tag, std::string_view text, double wall_time = 0);
   void AddHistogram(int64_t step, std::string_view tag, const Histogram& histogram, double wall_time = 0);
-  // Appends what is buffered (dropped on failure: never written twice). Errors name the file.
+  // Appends what is buffered (dropped on failure: never written twice). Errors name the file;
+  // an earlier failed write inside an Add* is returned first.
   Status Flush();
   // Flushes and closes; idempotent.
   Status Close();
@@ -74,11 +82,14 @@ class EventFileWriter {
  private:
   EventFileWriter(std::string path, std::unique_ptr<WritableFile> file);
   void AddRecord(std::string_view payload);
+  // After a record was added: writes the buffer once it holds kFlushBytes.
+  void FlushIfFull();
 
   std::string path_;
   std::unique_ptr<WritableFile> file_;
   std::string buffer_;  // framed records not yet written
   bool closed_ = false;
+  Status deferred_;  // the first failed write inside an Add*, until Flush or Close returns it
 };
 
 }  // namespace litmus::tensorboard
