@@ -18,6 +18,10 @@
 #include <limits>
 #include <utility>
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 #include "litmus/format/trial_layout.h"
 
 namespace litmus::reduction_kernels {
@@ -267,8 +271,16 @@ inline double SumOfLanes(const V4d& lo, const V4d& hi) {
 // (By reference: passing 32-byte vectors by value changes the ABI between builds.)
 template <bool kMax>
 inline void Better8(const V8f& x, V8f& best) {
+#if defined(__AVX__)
+  // vmaxps/vminps return their second operand unless the first is strictly greater / less (a
+  // NaN on either side, or equal values such as -0.0 and +0.0, keep `best`): the selection
+  // below in one instruction instead of a compare and a blend.
+  best = reinterpret_cast<V8f>(kMax ? _mm256_max_ps(reinterpret_cast<__m256>(x), reinterpret_cast<__m256>(best))
+                                    : _mm256_min_ps(reinterpret_cast<__m256>(x), reinterpret_cast<__m256>(best)));
+#else
   const V8i take = kMax ? x > best : x < best;
   best = reinterpret_cast<V8f>((reinterpret_cast<V8i>(x) & take) | (reinterpret_cast<V8i>(best) & ~take));
+#endif
 }
 
 // Eight floats from p, |x| when kAbs (clearing the sign bit).
@@ -347,6 +359,9 @@ FusedSums FusedPass(const float* p, int64_t n) {
     FirstInEveryLane<false>(p, highest);
   }
   V8f special = {};
+  // With a sum in the pass, an infinite or NaN element is one whose sum is not finite (no sum of
+  // float32 values overflows a double): the loop need not track x - x.
+  constexpr bool kSpecialFromSums = kSum || kAbsSum;
   const V4i no_sign = V4i{} + INT64_MAX;
   for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
     const int64_t end = std::min(n, begin + kPairwiseBlock);
@@ -368,7 +383,7 @@ FusedSums FusedPass(const float* p, int64_t n) {
       if constexpr (kAbsMax || kMinMax) {
         V8f a;
         LoadEightFloats<false>(p + i, a);
-        special += a - a;  // (the same for x and |x|)
+        if constexpr (!kSpecialFromSums) special += a - a;  // (the same for x and |x|)
         if constexpr (kMinMax) {
           Better8<false>(a, lowest);
           Better8<true>(a, highest);
@@ -392,6 +407,11 @@ FusedSums FusedPass(const float* p, int64_t n) {
   FusedSums out;
   if constexpr (kSum) out.sum = sums.Total();
   if constexpr (kAbsSum) out.abs_sum = abs_sums.Total();
+  if constexpr (kSpecialFromSums && (kAbsMax || kMinMax)) {
+    // (The sums covered every element, the tail included; the extremums' ends only need to know
+    // whether any element was special: lane 0 says so.)
+    if (!std::isfinite(kSum ? out.sum : out.abs_sum)) special[0] = 1;
+  }
   if constexpr (kAbsMax) out.abs_max = FinishExtremum<true>(best, special, n, RealLoader<float, true>{p});
   if constexpr (kMinMax) {
     out.min = FinishExtremum<false>(lowest, special, n, RealLoader<float, false>{p});
@@ -400,7 +420,9 @@ FusedSums FusedPass(const float* p, int64_t n) {
   if constexpr (kAbsMax || kMinMax) {
     float any_special = 0;
     for (int j = 0; j < 8; ++j) any_special += special[j];
-    for (int64_t i = n - n % 8; i < n; ++i) any_special += p[i] - p[i];
+    if constexpr (!kSpecialFromSums) {
+      for (int64_t i = n - n % 8; i < n; ++i) any_special += p[i] - p[i];
+    }
     out.non_finite = any_special != 0;
   }
   return out;

@@ -6,6 +6,7 @@
 #define LITMUS_REDUCTION_ISA test_portable
 #include "reduction_kernels.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -75,15 +76,20 @@ void CompareFusedBuilds(const std::vector<float>& v, const std::string& what) {
       EXPECT_EQ(std::bit_cast<uint64_t>(a), std::bit_cast<uint64_t>(b)) << what << " " << name << ": " << a << " vs " << b;
     }
   };
+  for (int which = 1; which < 16; ++which) {  // (every combination of the pass's parts)
+    const bool s = (which & 4) != 0, a = (which & 2) != 0, m = (which & 1) != 0, mm = (which & 8) != 0;
+    const reduction_kernels::FusedSums portable = k::FusedFloat32(v.data(), n, s, a, m, mm);
+    reduction_kernels::FusedSums avx2;
+    reduction_kernels::avx2::FusedFloat32(v.data(), n, s, a, m, mm, &avx2);
+    const std::string parts = " fused " + std::to_string(which);
+    same(portable.sum, avx2.sum, parts + " sum");
+    same(portable.abs_sum, avx2.abs_sum, parts + " abs sum");
+    same(portable.abs_max, avx2.abs_max, parts + " abs max");
+    same(portable.min, avx2.min, parts + " min");
+    same(portable.max, avx2.max, parts + " max");
+    EXPECT_EQ(portable.non_finite, avx2.non_finite) << what << parts;
+  }
   const reduction_kernels::FusedSums portable = k::FusedFloat32(v.data(), n, true, true, true, true);
-  reduction_kernels::FusedSums avx2;
-  reduction_kernels::avx2::FusedFloat32(v.data(), n, true, true, true, true, &avx2);
-  same(portable.sum, avx2.sum, "fused sum");
-  same(portable.abs_sum, avx2.abs_sum, "fused abs sum");
-  same(portable.abs_max, avx2.abs_max, "fused abs max");
-  same(portable.min, avx2.min, "fused min");
-  same(portable.max, avx2.max, "fused max");
-  EXPECT_EQ(portable.non_finite, avx2.non_finite) << what;
   for (bool abs : {false, true}) {
     const double total = abs ? portable.abs_sum : portable.sum;
     const double p = abs ? k::VarianceFromSum(n, k::RealLoader<float, true>{v.data()}, total)
@@ -142,6 +148,7 @@ void CompareFloatFastPaths(const std::vector<float>& v, const std::string& what)
     const double abs_max = k::Extremum<true>(n, fast);
     const double min = k::Extremum<false>(n, k::RealLoader<float, false>{v.data()});
     const double max = k::Extremum<true>(n, k::RealLoader<float, false>{v.data()});
+    const bool non_finite = std::any_of(v.begin(), v.end(), [](float x) { return !std::isfinite(x); });
     for (int which = 1; which < 16; ++which) {
       const bool s = (which & 4) != 0, a = (which & 2) != 0, m = (which & 1) != 0, mm = (which & 8) != 0;
       const reduction_kernels::FusedSums fused = k::FusedFloat32(v.data(), n, s, a, m, mm);
@@ -152,6 +159,9 @@ void CompareFloatFastPaths(const std::vector<float>& v, const std::string& what)
       if (mm) {
         same(fused.min, min, (parts + " min").c_str());
         same(fused.max, max, (parts + " max").c_str());
+      }
+      if (m || mm) {
+        EXPECT_EQ(fused.non_finite, non_finite) << what << parts;
       }
     }
   }
