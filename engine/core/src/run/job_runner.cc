@@ -134,6 +134,9 @@ struct JobRunner::Impl {
   // Resume (run/checkpoint.h): restarts of this job so far, and when the checkpoint was written.
   int64_t restarts = 0;
   std::chrono::steady_clock::time_point last_checkpoint{};
+  // While set, EndRule leaves its forced checkpoint to CheckpointEndedRules (end_checkpoint_due).
+  bool defer_end_checkpoints = false;
+  bool end_checkpoint_due = false;
   PluginRegistry registry;
   // Local copies of s3:// Python rule sources; declared before `isolation`, so they outlive the
   // rule workers that load them.
@@ -819,7 +822,20 @@ struct JobRunner::Impl {
                      .status = std::string(RuleStatusName(r.status))});
     WriteReport(r);
     // A rule's end is checkpointed at once: a resumed job restores its numbers as they ended.
-    MaybeCheckpoint(/*force=*/true);
+    // (Rules ending together share one checkpoint: see CheckpointEndedRules.)
+    if (defer_end_checkpoints) {
+      end_checkpoint_due = true;
+    } else {
+      MaybeCheckpoint(/*force=*/true);
+    }
+  }
+
+  // Rules that end together (their steps exhausted at the trial's end, a stop) share one forced
+  // checkpoint, written as soon as the last of them has ended, instead of one each: a checkpoint
+  // is a fsync of the file and one of the folder, and 20 rules ending at once paid 40 of them.
+  void CheckpointEndedRules() {
+    defer_end_checkpoints = false;
+    if (std::exchange(end_checkpoint_due, false)) MaybeCheckpoint(/*force=*/true);
   }
 
   void WriteReport(RuleState& r) {
@@ -1353,18 +1369,22 @@ struct JobRunner::Impl {
       if (AllRulesDone()) break;
       if (stop->ShouldStop()) {
         JoinPrefetch();
+        defer_end_checkpoints = true;
         for (auto& r : rules) {
           if (!r->done) EndRule(*r, RuleStatus::kStopped, "Stopped: " + stop->Reason());
         }
+        CheckpointEndedRules();
         return kExitStopped;
       }
       std::map<int64_t, std::vector<RuleState*>> ready;
       bool any_active = false;
+      defer_end_checkpoints = true;  // (NextReadyStep ends the rules whose steps are exhausted)
       for (auto& r : rules) {
         if (r->done) continue;
         if (auto step = NextReadyStep(*r)) ready[*step].push_back(r.get());
         any_active |= !r->done;
       }
+      CheckpointEndedRules();
       if (!any_active) break;
       if (!ready.empty()) {
         // (Rules behind the others catch up to them, then go on in step with them; the steps
