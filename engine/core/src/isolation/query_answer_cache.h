@@ -6,7 +6,8 @@
 // Thread-compatible.
 #pragma once
 
-#include <cstdint>
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
