@@ -183,9 +183,16 @@ TEST(SeriesStore, MergedBucketsKeepTheirOwnColumnsInJson) {
 
 TEST(SeriesStore, TooManySeriesAreCountedNotKept) {
   SeriesStore store;
-  for (size_t i = 0; i < SeriesStore::kMaxSeries + 5; ++i) store.Add("v", std::to_string(i), 0, 1, 1.0);
+  EXPECT_FALSE(store.full());
+  // Every series at three steps: a dropped series is counted once, not once per point.
+  for (int64_t step = 0; step < 3; ++step) {
+    for (size_t i = 0; i < SeriesStore::kMaxSeries + 5; ++i) store.Add("v", std::to_string(i), step, 1, 1.0);
+  }
   EXPECT_EQ(store.series().size(), SeriesStore::kMaxSeries);
   EXPECT_EQ(store.dropped_series(), 5);
+  EXPECT_TRUE(store.full());
+  EXPECT_EQ(store.Find("v", std::to_string(SeriesStore::kMaxSeries)), SeriesStore::kNotFound);
+  EXPECT_EQ(store.series().back().total_points, 3);
 }
 
 TEST(SeriesStore, JsonDocument) {

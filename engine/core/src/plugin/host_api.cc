@@ -736,12 +736,17 @@ const litmus_host_api_t* HostApi() { return &kHostApi; }
 
 void ReportSeriesAt(litmus_ctx* ctx, std::string_view series, std::string_view tensor, uint32_t* index,
                     int64_t step, double value) noexcept {
-  if (ctx == nullptr) return;
-  if (*index == SeriesStore::kNotFound || ctx->report == nullptr ||
-      (ctx->phase != PluginCallPhase::kInvoke && ctx->phase != PluginCallPhase::kPoll)) {
+  if (ctx == nullptr || *index == SeriesStore::kDropped) return;  // (dropped: counted at its first point)
+  const bool valid_phase = ctx->phase == PluginCallPhase::kInvoke || ctx->phase == PluginCallPhase::kPoll;
+  if (*index == SeriesStore::kNotFound || ctx->report == nullptr || !valid_phase) {
     // The first point of the series, or one the table's function refuses or logs: all its checks.
     HostReportSeries(ctx, {series.data(), series.size()}, {tensor.data(), tensor.size()}, step, value);
-    if (ctx->report != nullptr) *index = ctx->report->series.Find(series, tensor);
+    if (ctx->report != nullptr) {
+      *index = ctx->report->series.Find(series, tensor);
+      // A store full without it never keeps it: its later points need no lookup (a rule that
+      // publishes one series per tensor of a 10k-tensor model looked up 10k names a step).
+      if (*index == SeriesStore::kNotFound && valid_phase && ctx->report->series.full()) *index = SeriesStore::kDropped;
+    }
     return;
   }
   try {

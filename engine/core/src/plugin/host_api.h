@@ -66,7 +66,9 @@ void RecordRequirement(litmus_ctx* ctx, uint32_t trial, std::string_view name, c
 // names): as the host table's report_series, but once `*index` holds the series' position in
 // ctx->report->series (SeriesStore::Find; set here after the first point that created it) no
 // name is compared or hashed. `*index` starts as SeriesStore::kNotFound and belongs to the
-// caller (one per series name, for this ctx and its report).
+// caller (one per series name, for this ctx and its report); it becomes SeriesStore::kDropped
+// when the store is full without the series (counted once in dropped_series; later points of it
+// are skipped).
 void ReportSeriesAt(litmus_ctx* ctx, std::string_view series, std::string_view tensor, uint32_t* index,
                     int64_t step, double value) noexcept;
 

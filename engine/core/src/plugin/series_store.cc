@@ -82,6 +82,7 @@ void SeriesStore::Disable() {
   recommendations_.clear();
   new_points_.clear();
   dropped_series_ = 0;
+  dropped_keys_.clear();
   next_ = 0;
   ++version_;
 }
@@ -98,7 +99,10 @@ void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t st
     auto it = index_.find(key_);
     if (it == index_.end()) {
       if (series_.size() >= kMaxSeries) {
-        ++dropped_series_;
+        // (Counted once per series, not per point: a rule publishes its series at every step.)
+        if (dropped_keys_.size() < kMaxDroppedCounted && dropped_keys_.insert(std::hash<std::string>{}(key_)).second) {
+          ++dropped_series_;
+        }
         return;
       }
       it = index_.emplace(key_, static_cast<uint32_t>(series_.size())).first;

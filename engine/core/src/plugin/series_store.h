@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace litmus {
@@ -20,8 +21,11 @@ class SeriesStore {
   // Per series: buckets kept; beyond it, neighbours merge (halving the count). A 100k-step job
   // keeps 512..1024 buckets of ~100-200 steps each.
   static constexpr size_t kMaxBuckets = 1024;
-  // Series per rule; later ones are counted (dropped_series) but not kept.
+  // Series per rule; later ones are counted (dropped_series, each series once) but not kept.
   static constexpr size_t kMaxSeries = 256;
+  // Dropped series told apart for that count (by a hash of their key, 8 bytes each); beyond
+  // it, further ones are not counted.
+  static constexpr size_t kMaxDroppedCounted = size_t{1} << 20;
   // Points of each series MarkFiring can still find (the most steps of one call: --rule-batch-steps).
   static constexpr size_t kRecentPoints = 64;
   // Exact values at firing steps, per series (a --keep-going job that fires at every step keeps
@@ -78,7 +82,12 @@ class SeriesStore {
   // later AddAt a no-op): a caller that publishes the same series again and again finds it once
   // and then calls AddAt, with no string work per point.
   static constexpr uint32_t kNotFound = ~uint32_t{0};
+  // What a caller may keep for a series the store dropped (full()): AddAt ignores it.
+  static constexpr uint32_t kDropped = kNotFound - 1;
   uint32_t Find(std::string_view name, std::string_view tensor) const;
+  // True once kMaxSeries series are kept, or when disabled: then a series Find does not know
+  // is never kept (a caller may stop passing its points).
+  bool full() const { return disabled_ || series_.size() >= kMaxSeries; }
   // Add to the series at `index` (from Find; an index not in series() is ignored).
   void AddAt(uint32_t index, int64_t step, int32_t mode, double value);
   // A series has at most one threshold per side (fires_when): an upper and a lower bound.
@@ -119,6 +128,7 @@ class SeriesStore {
   std::map<std::string, std::vector<Threshold>> thresholds_;  // by fires_when
   std::vector<std::string> recommendations_;
   int64_t dropped_series_ = 0;
+  std::unordered_set<size_t> dropped_keys_;  // hashes of the dropped series' keys (counted once)
   uint64_t version_ = 0;
   bool keep_new_points_ = false;
   bool disabled_ = false;
