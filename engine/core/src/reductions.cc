@@ -140,15 +140,17 @@ double VarianceOf(const float* p, int64_t n, double sum, bool abs) {
 
 }  // namespace
 
-std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<const ReductionRequest> requests,
-                                                TensorStatistics* statistics) {
-  std::vector<StatusOr<double>> out;
-  out.reserve(requests.size());
+namespace {
+
+// ComputeReductions' work, handing result i to emit(StatusOr<double>) in order.
+template <typename Emit>
+void ComputeReductionsEach(const Tensor& tensor, std::span<const ReductionRequest> requests, TensorStatistics* statistics,
+                           Emit&& emit) {
   const int64_t n = tensor.num_elements();
   if (tensor.dtype() != DType::kFloat32 || n == 0) {
-    for (const ReductionRequest& r : requests) out.push_back(ComputeReduction(tensor, r.reduction, r.abs));
+    for (const ReductionRequest& r : requests) emit(ComputeReduction(tensor, r.reduction, r.abs));
     if (statistics != nullptr) *statistics = ComputeStatistics(tensor);
-    return out;
+    return;
   }
   // Which parts of the fused pass the requests use (the others fall back to their own kernel).
   bool sum = statistics != nullptr, abs_sum = false, abs_max = false, min_max = statistics != nullptr;
@@ -171,18 +173,18 @@ std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<
   for (const ReductionRequest& r : requests) {
     const double total = r.abs ? sums.abs_sum : sums.sum;
     switch (r.reduction) {
-      case Reduction::kSum: out.push_back(total); break;
-      case Reduction::kMean: out.push_back(total / count); break;
-      case Reduction::kVariance: out.push_back(VarianceOf(p, n, total, r.abs)); break;
-      case Reduction::kStd: out.push_back(std::sqrt(VarianceOf(p, n, total, r.abs))); break;
-      case Reduction::kL1: out.push_back(sums.abs_sum); break;
+      case Reduction::kSum: emit(total); break;
+      case Reduction::kMean: emit(total / count); break;
+      case Reduction::kVariance: emit(VarianceOf(p, n, total, r.abs)); break;
+      case Reduction::kStd: emit(std::sqrt(VarianceOf(p, n, total, r.abs))); break;
+      case Reduction::kL1: emit(sums.abs_sum); break;
       default:
         if (r.reduction == Reduction::kMax && r.abs) {
-          out.push_back(sums.abs_max);
+          emit(sums.abs_max);
         } else if ((r.reduction == Reduction::kMin || r.reduction == Reduction::kMax) && !r.abs && min_max) {
-          out.push_back(r.reduction == Reduction::kMin ? sums.min : sums.max);
+          emit(r.reduction == Reduction::kMin ? sums.min : sums.max);
         } else {
-          out.push_back(ComputeReduction(tensor, r.reduction, r.abs));
+          emit(ComputeReduction(tensor, r.reduction, r.abs));
         }
     }
   }
@@ -191,7 +193,26 @@ std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<
     // (Counting by kind takes another pass: only for data that holds a NaN or an infinity.)
     if (sums.non_finite) statistics->non_finite = CountNonFinite(tensor);
   }
+}
+
+}  // namespace
+
+std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<const ReductionRequest> requests,
+                                                TensorStatistics* statistics) {
+  std::vector<StatusOr<double>> out;
+  out.reserve(requests.size());
+  ComputeReductionsEach(tensor, requests, statistics, [&out](StatusOr<double> value) { out.push_back(std::move(value)); });
   return out;
+}
+
+void ComputeReductionsInto(const Tensor& tensor, std::span<const ReductionRequest> requests, std::span<double> values,
+                           std::span<bool> ok, TensorStatistics* statistics) {
+  size_t i = 0;
+  ComputeReductionsEach(tensor, requests, statistics, [&](const StatusOr<double>& value) {
+    ok[i] = value.ok();
+    values[i] = value.ok() ? *value : 0.0;
+    ++i;
+  });
 }
 
 namespace {

@@ -742,10 +742,11 @@ void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys, TensorSt
     if (statistics != nullptr) *statistics = ComputeStatistics(value);
     return;
   }
-  const std::vector<StatusOr<double>> computed =
-      litmus::ComputeReductions(value, std::span<const ReductionRequest>(requests.data(), count), statistics);
-  for (size_t i = 0; i < computed.size(); ++i) {
-    if (computed[i].ok()) value.SetMemo(request_keys[i], *computed[i]);
+  std::array<double, 32> computed;
+  std::array<bool, 32> ok;
+  litmus::ComputeReductionsInto(value, std::span<const ReductionRequest>(requests.data(), count), computed, ok, statistics);
+  for (size_t i = 0; i < count; ++i) {
+    if (ok[i]) value.SetMemo(request_keys[i], computed[i]);
   }
 }
 

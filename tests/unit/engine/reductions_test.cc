@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -518,6 +519,19 @@ TEST(ComputeReductionsTest, EachResultIsComputeReductionBitForBit) {
     for (const std::vector<ReductionRequest>& requests : request_sets) {
       const std::vector<StatusOr<double>> got = ComputeReductions(t, requests);
       ASSERT_EQ(got.size(), requests.size());
+      // The allocation-free form (the reader's) says the same, failures included.
+      std::vector<double> into(requests.size(), -1);
+      std::unique_ptr<bool[]> ok(new bool[requests.size()]);
+      ComputeReductionsInto(t, requests, into, std::span<bool>(ok.get(), requests.size()));
+      for (size_t i = 0; i < requests.size(); ++i) {
+        ASSERT_EQ(ok[i], got[i].ok()) << what << " request " << i;
+        if (!got[i].ok()) continue;
+        if (std::isnan(*got[i])) {
+          EXPECT_TRUE(std::isnan(into[i])) << what << " request " << i;
+        } else {
+          EXPECT_EQ(std::bit_cast<uint64_t>(into[i]), std::bit_cast<uint64_t>(*got[i])) << what << " request " << i;
+        }
+      }
       for (size_t i = 0; i < requests.size(); ++i) {
         const StatusOr<double> want = ComputeReduction(t, requests[i].reduction, requests[i].abs);
         const std::string name = what + " " + (requests[i].abs ? "abs_" : "") +

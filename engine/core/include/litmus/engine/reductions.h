@@ -55,6 +55,11 @@ TensorStatistics ComputeStatistics(const Tensor& tensor);
 // `statistics`, also ComputeStatistics(tensor) into it (on float32, in the same pass).
 std::vector<StatusOr<double>> ComputeReductions(const Tensor& tensor, std::span<const ReductionRequest> requests,
                                                 TensorStatistics* statistics = nullptr);
+// The same without allocating (the reader runs it for every value it decodes): for each i,
+// `ok[i]` whether requests[i] could be computed and `values[i]` its result if so.
+// REQUIRES: values.size() >= requests.size() and ok.size() >= requests.size().
+void ComputeReductionsInto(const Tensor& tensor, std::span<const ReductionRequest> requests, std::span<double> values,
+                           std::span<bool> ok, TensorStatistics* statistics = nullptr);
 
 // Converts a *stored* reduction record (0-d or one element, any numeric dtype) to its value.
 // InvalidArgument if it does not hold exactly one numeric element.
