@@ -182,6 +182,13 @@ litmus_status_t HostTensorNames(litmus_ctx_t* ctx, uint32_t trial, const litmus_
     e.Put(q.step).Put(q.mode);
     const QueryAnswer& a = g_connection->Query(HostFunction::kTensorNames, Args(HostFunction::kTensorNames, e), true);
     DecodeStrings(a);
+    // Every name listed is saved: require_tensor of it needs no query. (Taken while the known
+    // set is smaller than the list, so that a rule listing its tensors at each step pays for it
+    // once: a rule requiring each of 10k listed tensors asked about each, a round trip apiece.)
+    if (a.status == LITMUS_OK && trial < g_connection->trial_count() &&
+        g_connection->saved_names[trial].size() < a.strs.size()) {
+      for (const litmus_str_t& s : a.strs) g_connection->saved_names[trial].emplace(s.size == 0 ? "" : s.data, s.size);
+    }
     *names = a.strs.empty() ? nullptr : a.strs.data();
     *count = a.strs.size();
     return Apply(ctx, a);
