@@ -354,8 +354,9 @@ litmus_status_t RequireTensor(const char* function, litmus_ctx_t* ctx, uint32_t 
       const std::string_view wanted(name.data, name.size);
       auto& by_position = g_connection->saved_at_position;
       const size_t position = ctx->requirements->size();  // (where a new name goes)
-      if (position < by_position.size() && by_position[position].first == trial &&
-          *by_position[position].second == wanted) {
+      // (Positions before one recorded are null until a name is recorded there.)
+      if (position < by_position.size() && by_position[position].second != nullptr &&
+          by_position[position].first == trial && *by_position[position].second == wanted) {
         RecordRequirement(ctx, trial, *by_position[position].second, steps, step_count, reductions_only);
         return LITMUS_OK;
       }
