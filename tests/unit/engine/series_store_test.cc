@@ -195,6 +195,31 @@ TEST(SeriesStore, TooManySeriesAreCountedNotKept) {
   EXPECT_EQ(store.series().back().total_points, 3);
 }
 
+// A document of at least kParallelBuckets buckets is formatted in parts at once: the same
+// document, every series in order, whole.
+TEST(SeriesStore, ALargeDocumentFormattedInPartsKeepsEverySeriesInOrder) {
+  SeriesStore store;
+  const int series = 64, points = static_cast<int>(SeriesStore::kMaxBuckets);
+  static_assert(64 * SeriesStore::kMaxBuckets >= SeriesStore::kParallelBuckets);
+  for (int step = 0; step < points; ++step) {
+    for (int i = 0; i < series; ++i) store.Add("v", "t" + std::to_string(i), step, 1, i * 1000.0 + step + 0.25);
+  }
+  const std::string text = store.ToJson("r", "Rule");
+  const nlohmann::json doc = nlohmann::json::parse(text);
+  ASSERT_EQ(doc["series"].size(), static_cast<size_t>(series));
+  for (int i = 0; i < series; ++i) {
+    const auto& s = doc["series"][static_cast<size_t>(i)];
+    ASSERT_EQ(s["tensor"], "t" + std::to_string(i));
+    ASSERT_EQ(s["value"].size(), static_cast<size_t>(points));
+    for (int step = 0; step < points; step += 97) {
+      EXPECT_EQ(s["step"][static_cast<size_t>(step)], step);
+      EXPECT_EQ(s["value"][static_cast<size_t>(step)], i * 1000.0 + step + 0.25);
+    }
+  }
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.find(",,"), std::string::npos);
+}
+
 TEST(SeriesStore, JsonDocument) {
   SeriesStore store;
   store.SetThreshold("v", 0.5, 1);

@@ -2,10 +2,13 @@
 #include "plugin/series_store.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include <tbb/parallel_for.h>
 
 #include "json_string.h"
 
@@ -362,10 +365,28 @@ std::string SeriesStore::ToJson(std::string_view rule, std::string_view rule_cla
   // multi-megabyte strings.
   size_t buckets = 0;
   for (const Series& s : series_) buckets += s.buckets.size();
-  out.reserve(out.size() + series_.size() * 256 + buckets * 7 * 16);
-  for (size_t i = 0; i < series_.size(); ++i) {
-    if (i > 0) out += ',';
-    AppendSeriesJson(out, series_[i]);
+  const auto append_range = [this](std::string& text, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      if (i > 0) text += ',';
+      AppendSeriesJson(text, series_[i]);
+    }
+  };
+  if (buckets < kParallelBuckets) {
+    out.reserve(out.size() + series_.size() * 256 + buckets * 7 * 16);
+    append_range(out, 0, series_.size());
+  } else {
+    // (Each part from its series' global positions on: a separator before every series but the
+    // first, so the joined parts are the document formatted in one go.)
+    std::array<std::string, kParts> parts;
+    tbb::parallel_for(size_t{0}, kParts, [&](size_t k) {
+      const size_t begin = series_.size() * k / kParts, end = series_.size() * (k + 1) / kParts;
+      parts[k].reserve((end - begin) * 256 + buckets * 7 * 16 / kParts);
+      append_range(parts[k], begin, end);
+    });
+    size_t total = out.size();
+    for (const std::string& part : parts) total += part.size();
+    out.reserve(total + 4);
+    for (const std::string& part : parts) out += part;
   }
   out += "]}\n";
   return out;

@@ -115,7 +115,11 @@ class SeriesStore {
   // Changes with every Add/SetThreshold/AddRecommendation/MarkFiring (to skip unchanged writes).
   uint64_t version() const { return version_; }
 
-  // The rule-reports/<rule>.series.json document (docs/report.md), JSON text.
+  // The rule-reports/<rule>.series.json document (docs/report.md), JSON text. A document of at
+  // least kParallelBuckets buckets is formatted in kParts parts at once (its doubles' text is
+  // most of a rule's last write, which the job's verdict waits for).
+  static constexpr size_t kParallelBuckets = 32768;
+  static constexpr size_t kParts = 4;
   std::string ToJson(std::string_view rule, std::string_view rule_class) const;
 
  private:
