@@ -1001,6 +1001,13 @@ std::optional<std::string_view> Trial::SavedTensorName(std::string_view name) co
   return tensor->name;
 }
 
+std::optional<int64_t> Trial::TensorStepPosition(std::string_view name, int64_t step) const {
+  const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
+  if (tensor == nullptr) return std::nullopt;
+  const std::optional<size_t> at = impl_->catalog.StepPosition(*tensor, step);
+  return at ? std::optional<int64_t>(static_cast<int64_t>(*at)) : std::nullopt;
+}
+
 std::vector<int64_t> Trial::TensorSteps(const std::string& name, bool include_incomplete) const {
   return impl_->catalog.TensorSteps(name, include_incomplete);
 }

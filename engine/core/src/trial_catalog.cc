@@ -403,6 +403,19 @@ StepEntryList TrialCatalog::EntriesAt(const TensorRecord& tensor, KnownStep know
   return it == tensor.steps.end() ? StepEntryList() : it->second.view();
 }
 
+std::optional<size_t> TrialCatalog::StepPosition(const TensorRecord& tensor, int64_t global_step) const {
+  if (!tensor.dense) {
+    const auto it = tensor.steps.find(global_step);
+    if (it == tensor.steps.end()) return std::nullopt;
+    return static_cast<size_t>(it - tensor.steps.begin());
+  }
+  const KnownStep known = global_to_mode_.find(global_step);
+  if (known == global_to_mode_.end()) return std::nullopt;
+  const auto at = static_cast<size_t>(known - global_to_mode_.begin());
+  if (at < tensor.dense_first || at - tensor.dense_first >= tensor.entries.size()) return std::nullopt;
+  return at - tensor.dense_first;
+}
+
 StepEntryList TrialCatalog::StepEntries(const TensorRecord& tensor, int64_t global_step) const {
   const KnownStep known = global_to_mode_.find(global_step);
   return known == global_to_mode_.end() ? StepEntryList() : EntriesAt(tensor, known);

@@ -185,6 +185,9 @@ class TrialCatalog {
   bool mode_steps_derived() const { return mode_steps_derived_; }
   // The entries of `tensor` at `global_step` (no mode-step resolution); empty if none.
   StepEntryList StepEntries(const TensorRecord& tensor, int64_t global_step) const;
+  // The position of `global_step` among the tensor's saved steps in ascending order (ForEachStep's
+  // order), or nullopt if the tensor has no entry there. One search, no list made.
+  std::optional<size_t> StepPosition(const TensorRecord& tensor, int64_t global_step) const;
   // Calls f(global step, its entries) for every global step of `tensor`, in step order.
   template <typename F>
   void ForEachStep(const TensorRecord& tensor, F&& f) const {

@@ -53,6 +53,13 @@ class ReportGenerator {
     collected_ = collected;
   }
 
+  // Between Writes (`litmus run`): takes the statistics the trial collected since (see
+  // TrialCurves::TakeCollectedStatistics). Nothing before the first Write, which knows the
+  // watched tensors.
+  void TakeCollectedStatistics() {
+    if (curves_) curves_->TakeCollectedStatistics();
+  }
+
   const std::string& path() const { return path_; }
 
  private:

@@ -20,6 +20,12 @@ void ReportObserver::StepEvaluated(const std::string& rule, int64_t step, bool, 
                                    const std::vector<SeriesStore::NewPoint>&) {
   series_.try_emplace(rule, &series);
   evaluated_ = std::max(evaluated_, step);
+  // Between rewrites the trial's collected statistics are taken as they come, so that its
+  // bounded buffer never drops any: a rewrite would otherwise read those values again.
+  if (++evaluations_ >= kTakeStatisticsEvery) {
+    evaluations_ = 0;
+    generator_.TakeCollectedStatistics();
+  }
 }
 
 void ReportObserver::FilesWritten(bool finished) {

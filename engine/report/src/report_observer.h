@@ -17,6 +17,9 @@ namespace litmus::report {
 class ReportObserver final : public JobObserver {
  public:
   static constexpr std::chrono::seconds kInterval{5};
+  // Evaluations (a rule at a step) between two takings of the trial's collected statistics:
+  // at most 48 watched tensors a step, far below what the trial keeps between two takings.
+  static constexpr int64_t kTakeStatisticsEvery = 256;
 
   // As ReportGenerator's constructor.
   ReportObserver(ReportOptions options, Env* files, Env* trial_env);
@@ -38,6 +41,7 @@ class ReportObserver final : public JobObserver {
   ReportGenerator generator_;
   LiveSeries series_;  // by rule: the runner's stores (valid until FilesWritten(true) returns)
   int64_t evaluated_ = INT64_MIN;  // the last step a rule was evaluated at
+  int64_t evaluations_ = 0;          // since the collected statistics were last taken
   std::chrono::steady_clock::time_point next_{};  // no earlier rewrite unless finished
   bool written_ = false;
   bool failed_ = false;

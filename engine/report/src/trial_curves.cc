@@ -104,6 +104,16 @@ void TrialCurves::AddStats(const std::string& tensor, int64_t step, const Tensor
   stats_.Add(kInf, tensor, step, m, static_cast<double>(s.non_finite.posinf + s.non_finite.neginf));
 }
 
+bool TrialCurves::PlannedPosition(int64_t position) {
+  int64_t stride = 1;  // (as a cursor's at that position: see ReadStats)
+  while (position >= kFullSteps * stride) stride *= 2;
+  return position % stride == 0;
+}
+
+void TrialCurves::TakeCollectedStatistics() {
+  if (collected_ && trial_ != nullptr) TakeCollected();
+}
+
 void TrialCurves::TakeCollected() {
   if (watched_.size() != collecting_) {
     trial_->CollectStatistics(watched_);  // (also ends the "every tensor" of TrialOpened)
@@ -113,6 +123,11 @@ void TrialCurves::TakeCollected() {
   for (const Trial::CollectedStatistics& c : trial_->TakeStatistics()) {
     const auto index = watched_index_.find(c.name);
     if (index == watched_index_.end()) continue;  // (steps the cursor passed are erased after ReadStats)
+    // Only the steps ReadStats will read: what is kept stays bounded however long the job.
+    if (const std::optional<int64_t> position = trial_->TensorStepPosition(c.name, c.step);
+        position && !PlannedPosition(*position)) {
+      continue;
+    }
     pending_[index->second].insert_or_assign(c.step, c.statistics);
   }
 }

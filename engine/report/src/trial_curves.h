@@ -77,6 +77,13 @@ class TrialCurves {
   size_t watched_dropped() const { return watched_dropped_; }
   // The steps a watched tensor is read at: every stride(t)-th of its steps (1 = all).
   int64_t stride(const std::string& tensor) const;
+  // Whether the `position`-th step of a watched tensor is one its curves read (the plan above).
+  static bool PlannedPosition(int64_t position);
+  // With `collected`: takes what the trial collected so far (as Update does first), keeping only
+  // the statistics of planned steps. A job calls it between rewrites of its page, so that the
+  // trial's bounded buffer of collected statistics (Trial::kMaxCollectedStatistics) never fills
+  // and nothing the runner read is read again.
+  void TakeCollectedStatistics();
   // Statistics points taken from the trial's collected statistics, and values read here.
   int64_t statistics_collected() const { return statistics_collected_; }
   int64_t values_read() const { return values_read_; }

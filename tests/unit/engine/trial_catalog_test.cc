@@ -5,7 +5,9 @@
 // their files' side tables; entries that keep their address while the maps grow.
 #include "trial_catalog.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,18 @@ IndexFile File(Mode mode, int64_t mode_step, const std::vector<std::string>& ten
     start += 40;
   }
   return file;
+}
+
+// StepPosition of every step of `name` against its place in TensorSteps, and none elsewhere.
+void ExpectStepPositions(const TrialCatalog& catalog, const std::string& name, int64_t last_step) {
+  const TensorRecord& tensor = *catalog.FindTensor(name);
+  const std::vector<int64_t> steps = catalog.TensorSteps(name, true);
+  for (int64_t s = -1; s <= last_step + 1; ++s) {
+    const auto at = std::find(steps.begin(), steps.end(), s);
+    const std::optional<size_t> want =
+        at == steps.end() ? std::nullopt : std::optional<size_t>(static_cast<size_t>(at - steps.begin()));
+    EXPECT_EQ(catalog.StepPosition(tensor, s), want) << name << " at " << s;
+  }
 }
 
 void Add(TrialCatalog& catalog, int64_t step, const std::string& worker, IndexFile file) {
@@ -263,6 +277,7 @@ TEST(TrialCatalogLayoutTest, DenseWhileSavedAtEveryStepSparseOtherwise) {
   EXPECT_EQ(catalog.TensorNamesAtStep(200), (std::vector<std::string>{"even", "every", "late"}));
   EXPECT_EQ(catalog.TensorNamesAtStep(210), (std::vector<std::string>{"every", "late"}));
   EXPECT_EQ(catalog.TensorNamesAtStep(215), (std::vector<std::string>{}));
+  for (const char* name : {"every", "late", "early", "even"}) ExpectStepPositions(catalog, name, 500);
 }
 
 // A second worker at a step makes the tensor sparse with both entries in worker order; the
@@ -328,6 +343,7 @@ TEST(TrialCatalogLayoutTest, StragglerStepsKeepEveryEntryFound) {
   EXPECT_EQ(StartAt(catalog, "c", 8), 840u);
   EXPECT_EQ(StartAt(catalog, "c", 10), 900u);
   EXPECT_EQ(catalog.TensorSteps("a", true), (std::vector<int64_t>{0, 2, 4, 6, 8}));
+  for (const char* name : {"a", "b", "c"}) ExpectStepPositions(catalog, name, 10);
   EXPECT_EQ(catalog.TensorNamesAtStep(3), (std::vector<std::string>{"b"}));
   EXPECT_EQ(catalog.TensorNamesAtStep(8), (std::vector<std::string>{"a", "c"}));
 }

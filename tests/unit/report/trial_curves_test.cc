@@ -170,6 +170,46 @@ TEST(TrialCurves, StatisticsCollectedFromTheRunnersReadsAreTheSameWithoutASecond
   }
 }
 
+// `litmus run --report` takes the collected statistics between rewrites
+// (TrialCurves::TakeCollectedStatistics, every few hundred evaluations), keeping only the planned
+// steps': with no rewrite until the end, the same curves, nothing read again.
+TEST(TrialCurves, StatisticsTakenBetweenRewritesAreTheSame) {
+  testing::TempDir trial;
+  auto w = writer::Writer::Open(trial.str(), GrowingTrialOptions());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  WriteSteps(**w, 0, 2500);
+  ASSERT_TRUE((*w)->Close().ok());
+  TrialCurves own(Env::Default(), trial.str());
+  own.Watch({"layer/w"});
+  own.Update();
+  StatusOr<std::unique_ptr<Trial>> runners = Trial::Open(Env::Default(), trial.str());
+  ASSERT_TRUE(runners.ok()) << runners.status().ToString();
+  (*runners)->CollectStatistics(std::nullopt);
+  TrialCurves collected(runners->get(), /*collected=*/true);
+  collected.Watch({"layer/w"});
+  collected.Update(-1);  // (the first rewrite: it knows the watched tensors, no step evaluated yet)
+  for (int64_t step = 0; step < 2500; ++step) {
+    const std::vector<Trial::StepTensor> keys = {{"MSELoss_output_0", step}, {"layer/w", step}};
+    (*runners)->Prefetch(keys);
+    (*runners)->Release(keys);
+    if (step % 100 == 99) collected.TakeCollectedStatistics();
+  }
+  collected.Update();
+  ExpectSameCurves(own, collected);
+  EXPECT_EQ(collected.values_read(), 0);
+  EXPECT_EQ(collected.statistics_collected(), own.values_read());
+}
+
+// The plan the collected statistics are kept by is the cursor's: every step up to kFullSteps,
+// then every 2nd up to twice that, every 4th, ...
+TEST(TrialCurves, PlannedPositionsAreTheCursorsReads) {
+  int64_t stride = 1;
+  for (int64_t seen = 0; seen < 20 * TrialCurves::kFullSteps; ++seen) {
+    while (seen >= TrialCurves::kFullSteps * stride) stride *= 2;
+    ASSERT_EQ(TrialCurves::PlannedPosition(seen), seen % stride == 0) << seen;
+  }
+}
+
 void ExpectSameCurves(const TrialCurves& own, const TrialCurves& borrowed) {
   EXPECT_EQ(own.stride("layer/w"), borrowed.stride("layer/w"));
   for (const auto& [store, other] : {std::pair{&own.losses(), &borrowed.losses()}, std::pair{&own.stats(), &borrowed.stats()}}) {

@@ -182,6 +182,9 @@ class Trial {
   // Global steps at which `name` has an entry, sorted (complete only unless include_incomplete,
   // using smdebug's per-tensor rule: end marker or <= last_complete_step).
   std::vector<int64_t> TensorSteps(const std::string& name, bool include_incomplete = false) const;
+  // The position of `step` in TensorSteps(name, /*include_incomplete=*/true), without making
+  // that list; nullopt if `name` has no entry at global step `step`.
+  std::optional<int64_t> TensorStepPosition(std::string_view name, int64_t step) const;
   // Mode steps of `mode` at which `name` has an entry, sorted (global steps for kGlobal); smdebug's
   // tensor.steps(mode=M): the same per-tensor rule, where smdebug compares the *mode* step with
   // last_complete_step (§8.3). Map them to global steps with GlobalStep().
