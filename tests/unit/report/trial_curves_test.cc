@@ -168,36 +168,25 @@ TEST(TrialCurves, StatisticsCollectedFromTheRunnersReadsAreTheSameWithoutASecond
     (*runners)->Prefetch({{"MSELoss_output_0", 5}});
     EXPECT_TRUE((*runners)->TakeStatistics().empty());
   }
-}
-
-// `litmus run --report` takes the collected statistics between rewrites
-// (TrialCurves::TakeCollectedStatistics, every few hundred evaluations), keeping only the planned
-// steps': with no rewrite until the end, the same curves, nothing read again.
-TEST(TrialCurves, StatisticsTakenBetweenRewritesAreTheSame) {
-  testing::TempDir trial;
-  auto w = writer::Writer::Open(trial.str(), GrowingTrialOptions());
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
-  WriteSteps(**w, 0, 2500);
-  ASSERT_TRUE((*w)->Close().ok());
-  TrialCurves own(Env::Default(), trial.str());
-  own.Watch({"layer/w"});
-  own.Update();
+  // As `litmus run --report` does between rewrites (TakeCollectedStatistics every few hundred
+  // evaluations, keeping only the planned steps'): with no rewrite until the end, the same
+  // curves, nothing read again.
   StatusOr<std::unique_ptr<Trial>> runners = Trial::Open(Env::Default(), trial.str());
   ASSERT_TRUE(runners.ok()) << runners.status().ToString();
   (*runners)->CollectStatistics(std::nullopt);
-  TrialCurves collected(runners->get(), /*collected=*/true);
-  collected.Watch({"layer/w"});
-  collected.Update(-1);  // (the first rewrite: it knows the watched tensors, no step evaluated yet)
+  TrialCurves taken(runners->get(), /*collected=*/true);
+  taken.Watch({"layer/w"});
+  taken.Update(-1);  // (the first rewrite: it knows the watched tensors, no step evaluated yet)
   for (int64_t step = 0; step < 2500; ++step) {
     const std::vector<Trial::StepTensor> keys = {{"MSELoss_output_0", step}, {"layer/w", step}};
     (*runners)->Prefetch(keys);
     (*runners)->Release(keys);
-    if (step % 100 == 99) collected.TakeCollectedStatistics();
+    if (step % 100 == 99) taken.TakeCollectedStatistics();
   }
-  collected.Update();
-  ExpectSameCurves(own, collected);
-  EXPECT_EQ(collected.values_read(), 0);
-  EXPECT_EQ(collected.statistics_collected(), own.values_read());
+  taken.Update();
+  ExpectSameCurves(own, taken);
+  EXPECT_EQ(taken.values_read(), 0);
+  EXPECT_EQ(taken.statistics_collected(), own.values_read());
 }
 
 // The plan the collected statistics are kept by is the cursor's: every step up to kFullSteps,
