@@ -191,13 +191,7 @@ inline uint32_t RequiredTensors::TrialIndex(const Trial& trial) const {
 inline void RequiredTensors::Record(uint32_t trial, std::string_view name,
                                     std::span<const int64_t> steps) {
   Entries& entries = per_trial_[trial];
-  // The spare entry next in line holding `name` (the same names in the same order as at the
-  // last step): names are unique in the list, so `name` is not among the entries before it,
-  // and no hashing is needed.
-  if (entries.size < entries.list.size() && *entries.list[entries.size].name == name) {
-    entries.Append(name, steps);
-    return;
-  }
+  if (entries.ReuseNext(name, steps)) return;  // (no hashing: see ReuseNext)
   if (const size_t found = entries.Find(name); found != SIZE_MAX) {
     std::vector<int64_t>& known = entries.list[found].steps;
     known.insert(known.end(), steps.begin(), steps.end());

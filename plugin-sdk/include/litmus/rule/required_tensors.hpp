@@ -178,15 +178,20 @@ class RequiredTensors {
       const auto found = position.find(name);
       return found != position.end() && found->second < size ? found->second : SIZE_MAX;
     }
+    // Appends (name, steps) as the spare entry next in line if it has that name (the same names
+    // in the same order as at the last step): then `name` is not among the entries before it,
+    // names being unique in the list, so no lookup is needed. False if that entry is another.
+    bool ReuseNext(std::string_view name, std::span<const int64_t> steps) {
+      if (size >= list.size() || *list[size].name != name) return false;
+      list[size].steps.assign(steps.begin(), steps.end());
+      ++size;
+      return true;
+    }
     // Appends (name, steps): the spare entry next in line if it has that name, else a new one
     // (then the spare entries are dropped). REQUIRES: Find(name) == SIZE_MAX.
     void Append(std::string_view name, std::span<const int64_t> steps) {
+      if (ReuseNext(name, steps)) return;
       if (size < list.size()) {
-        if (*list[size].name == name) {
-          list[size].steps.assign(steps.begin(), steps.end());
-          ++size;
-          return;
-        }
         for (size_t i = size; i < list.size(); ++i) position.erase(*list[i].name);
         list.resize(size);
       }
