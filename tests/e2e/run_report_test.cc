@@ -21,6 +21,7 @@
 #include "job_files.h"
 #include "run/verdict_table.h"
 #include "run_test_support.h"
+#include "support/report_specs.h"
 #include "support/series_json.h"
 #include "support/temp_dir.h"
 
@@ -69,14 +70,8 @@ class RunReport : public ::testing::Test {
 TempDir* RunReport::dir_ = nullptr;
 ProcessResult* RunReport::run_ = nullptr;
 
-// The chart specs a page carries (window.LITMUS_SPECS = ...;).
-Json Specs(const std::string& page) {
-  const std::string start = "window.LITMUS_SPECS = ";
-  const size_t at = page.find(start);
-  if (at == std::string::npos) return Json();
-  const size_t end = page.find(";</script>", at);
-  return Json::parse(page.substr(at + start.size(), end - at - start.size()));
-}
+// The chart specs a page carries, their rows decoded (support/report_specs.h); null if none.
+Json Specs(const std::string& page) { return testing::PageChartSpecs(page); }
 
 TEST_F(RunReport, RunWritesTheReportAndItsSummaryIsTheVerdictTable) {
   ASSERT_EQ(run_->exit_code, 1) << run_->err;
@@ -304,13 +299,35 @@ TEST_F(RunReport, OpensInChromiumAndItsChartsHoldTheSeriesFilesData) {
   // The same checks on a tampered copy (one value of ExplodingTensor's data changed, a console
   // error) must fail: the comparison and the console check see what they claim to see.
   std::string html = testing::ReadWholeFile(Report());
+  const Json specs = Specs(html);
+  const Json* exploding = nullptr;  // (the first spec of the rule)
+  for (const Json& s : specs) {
+    if (s.value("rule", "") == "ExplodingTensor") {
+      exploding = &s;
+      break;
+    }
+  }
+  ASSERT_NE(exploding, nullptr);
   const size_t spec = html.find("\"rule\":\"ExplodingTensor\"");
   ASSERT_NE(spec, std::string::npos);
-  const size_t rows = html.rfind("\"rows\":[[", spec);  // (keys are sorted: rows come before rule)
-  ASSERT_NE(rows, std::string::npos);
-  const size_t cell = html.find(",[", rows + 8);  // the first [min, value, max] cell
-  ASSERT_LT(cell, spec);
-  html.insert(html.find(',', cell + 2) + 1, "1+");  // value + 1 (the specs are a JavaScript literal)
+  const size_t data = html.rfind("\"data\":\"", spec);  // (keys are sorted: data comes before rule)
+  ASSERT_NE(data, std::string::npos);
+  const size_t begin = data + 8, end = html.find('"', begin);
+  ASSERT_LT(end, spec);
+  // The value of the first cell that is not a gap, plus 1.
+  std::vector<double> values = testing::ChartData({{"data", html.substr(begin, end - begin)}});
+  const Json& rows = (*exploding)["rows"];
+  const size_t n = rows.size();
+  bool changed = false;
+  for (size_t r = 0; r < n && !changed; ++r) {
+    for (size_t c = 0; c + 1 < rows[r].size() && !changed; ++c) {
+      if (rows[r][c + 1].is_null()) continue;
+      values.at(n + 3 * (c * n + r) + 1) += 1;
+      changed = true;
+    }
+  }
+  ASSERT_TRUE(changed);
+  html.replace(begin, end - begin, testing::EncodeChartData(values));
   const fs::path tampered = dir_->path() / "tampered.html";
   std::ofstream(tampered) << html;
   const Browsed bad = Browse(chromium, tampered, "<script>console.error('control');</script>");

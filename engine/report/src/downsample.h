@@ -15,11 +15,11 @@ inline constexpr size_t kMaxChartPoints = 1024;
 
 // Columns of one series, index i = one point (a bucket: steps step[i]..last_step[i]). value/min/max
 // may hold NaN and infinities (min/max of a bucket are those of its finite values; NaN when it has
-// none). mode: "TRAIN", "EVAL", ... or "" when unknown (the mode of the bucket's first step).
+// none). mode: the LITMUS_MODE_* value (litmus::Mode) of the bucket's first step, 0 when unknown.
 struct SeriesColumns {
   std::vector<int64_t> step;
   std::vector<int64_t> last_step;
-  std::vector<std::string> mode;
+  std::vector<int32_t> mode;
   std::vector<double> value;
   std::vector<double> min;
   std::vector<double> max;

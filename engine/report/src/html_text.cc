@@ -2,8 +2,10 @@
 #include "html_text.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace litmus::report {
 
@@ -74,6 +76,43 @@ void AppendJsonInt(std::string& out, int64_t value) {
   char buffer[24];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   out.append(buffer, result.ptr);
+}
+
+namespace {
+
+constexpr char kBase64Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// The two characters of each 12-bit value: two lookups per 3 bytes instead of four (a long job's
+// page encodes megabytes of chart data).
+constexpr std::array<std::array<char, 2>, 4096> kBase64Pairs = [] {
+  std::array<std::array<char, 2>, 4096> pairs{};
+  for (size_t v = 0; v < pairs.size(); ++v) pairs[v] = {kBase64Alphabet[v >> 6], kBase64Alphabet[v & 63]};
+  return pairs;
+}();
+
+}  // namespace
+
+void AppendBase64String(std::string& out, std::span<const std::byte> bytes) {
+  const size_t whole = bytes.size() / 3;
+  const size_t begin = out.size() + 1;
+  out.resize(begin + 4 * ((bytes.size() + 2) / 3) + 1);
+  out[begin - 1] = '"';
+  char* to = out.data() + begin;
+  const auto byte = [&](size_t i) { return static_cast<uint32_t>(bytes[i]); };
+  for (size_t i = 0; i < whole; ++i, to += 4) {
+    const uint32_t v = byte(3 * i) << 16 | byte(3 * i + 1) << 8 | byte(3 * i + 2);
+    std::memcpy(to, kBase64Pairs[v >> 12].data(), 2);
+    std::memcpy(to + 2, kBase64Pairs[v & 4095].data(), 2);
+  }
+  if (const size_t rest = bytes.size() - 3 * whole; rest > 0) {
+    const uint32_t v = byte(3 * whole) << 16 | (rest == 2 ? byte(3 * whole + 1) << 8 : 0);
+    to[0] = kBase64Alphabet[v >> 18];
+    to[1] = kBase64Alphabet[(v >> 12) & 63];
+    to[2] = rest == 2 ? kBase64Alphabet[(v >> 6) & 63] : '=';
+    to[3] = '=';
+    to += 4;
+  }
+  *to = '"';
 }
 
 }  // namespace litmus::report

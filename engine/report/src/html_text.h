@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -26,5 +28,10 @@ std::string ScriptJson(const nlohmann::json& value);
 void AppendScriptString(std::string& out, std::string_view text);
 void AppendJsonNumber(std::string& out, double value);
 void AppendJsonInt(std::string& out, int64_t value);
+
+// `bytes` as a JSON string of their base64 (RFC 4648, with padding): script-safe as it is (the
+// alphabet holds no character to escape). The page's chart data (report_page.cc) is binary:
+// doubles as they are, decoded by the page's script, instead of millions of numbers as text.
+void AppendBase64String(std::string& out, std::span<const std::byte> bytes);
 
 }  // namespace litmus::report

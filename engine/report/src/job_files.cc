@@ -86,7 +86,10 @@ Status ParseSeries(const Json& doc, const std::string& path, RuleFiles* rule) {
     c.max = Numbers(s, "max");
     c.count = Integers(s, "count");
     if (s.contains("mode") && s["mode"].is_array()) {
-      for (const Json& m : s["mode"]) c.mode.push_back(m.is_string() ? m.get<std::string>() : "");
+      for (const Json& m : s["mode"]) {
+        const std::optional<Mode> mode = m.is_string() ? ModeFromName(m.get<std::string>()) : std::nullopt;
+        c.mode.push_back(mode ? static_cast<int32_t>(*mode) : 0);
+      }
     }
     const size_t n = c.step.size();
     if (c.last_step.size() != n || c.value.size() != n || c.min.size() != n || c.max.size() != n ||
@@ -150,7 +153,7 @@ void SeriesFromStore(const SeriesStore& store, RuleFiles* rule) {
       const double value = b.count == 1 ? b.first_value : b.finite > 0 ? b.sum / static_cast<double>(b.finite) : nan;
       c.step.push_back(b.first_step);
       c.last_step.push_back(b.last_step);
-      c.mode.push_back(SeriesModeName(b.mode));
+      c.mode.push_back(SeriesModeCode(b.mode));
       c.value.push_back(StoredNumber(value));
       c.min.push_back(StoredNumber(b.finite > 0 ? b.min : value));
       c.max.push_back(StoredNumber(b.finite > 0 ? b.max : value));

@@ -16,6 +16,7 @@
 
 #include "downsample.h"
 #include "litmus/format/env.h"
+#include "litmus/format/mode.h"
 #include "litmus/status.h"
 #include "plugin/series_store.h"
 #include "run/verdict_table.h"
@@ -80,6 +81,11 @@ struct JobFiles {
 // The name of a LITMUS_MODE_* value as the series document writes it ("TRAIN", ...); "" for 0
 // (unknown) or any other value.
 std::string SeriesModeName(int32_t mode);
+// `mode` if it is a LITMUS_MODE_* value (litmus::Mode), else 0: a bucket's mode as SeriesColumns
+// keeps it.
+inline int32_t SeriesModeCode(int32_t mode) {
+  return mode >= static_cast<int32_t>(Mode::kTrain) && mode <= static_cast<int32_t>(Mode::kGlobal) ? mode : 0;
+}
 
 // The rows of the verdict table (run/verdict_table.h) that `litmus run` prints, from the files:
 // the report's summary is the same table. A rule without a report yet counts its firing events.

@@ -3,14 +3,21 @@
 #include "report_page.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "html_text.h"
+#include "litmus/format/mode.h"
 #include "report_assets.h"
 
 namespace litmus::report {
@@ -31,7 +38,12 @@ struct Line {
 struct ChartSpec {
   std::string id;
   std::string columns;     // [{"axis","label","name","tensor"}, ...]
-  std::string rows;        // [[step, [min, value, max] | null, ...], ...]
+  // The rows [[step, [min, value, max] | null, ...], ...] as binary (decoded by kPageScript):
+  // `rows` their count n, `data` base64 of little-endian doubles: the n steps, then for each
+  // column (line) c, n cells of [min, value, max] (at n + 3 * (c * n + row)), all NaN for a gap.
+  // Formatting a long job's millions of numbers as text took most of the time to make its page.
+  std::string rows;
+  std::vector<double> data;  // (little-endian: encoded as base64 by AppendTo, into the page)
   std::string shade;       // [[from, to, mode], ...]
   std::string firings = "[]";     // [[step, value | null], ...]
   std::string thresholds = "[]";  // [{"fires_when", "value"}, ...]
@@ -39,13 +51,15 @@ struct ChartSpec {
 
   // At least the size AppendTo appends (the JSON texts plus the keys and the escaped id).
   size_t SizeHint() const {
-    return 128 + 6 * id.size() + columns.size() + rows.size() + shade.size() + firings.size() + thresholds.size() +
-           kind.size() + rule.size() + series.size();
+    return 128 + 6 * id.size() + columns.size() + rows.size() + 4 * (data.size() * sizeof(double) + 2) / 3 +
+           shade.size() + firings.size() + thresholds.size() + kind.size() + rule.size() + series.size();
   }
 
   void AppendTo(std::string& out) const {
     out += "{\"columns\":";
     out += columns;
+    out += ",\"data\":";
+    AppendBase64String(out, std::as_bytes(std::span(data)));
     out += ",\"firings\":";
     out += firings;
     out += ",\"id\":";
@@ -69,71 +83,87 @@ std::string ScriptString(std::string_view text) {
   return out;
 }
 
-// rows = the union of the lines' steps, each cell [min, value, max] (customBars) or null; steps
+// rows = the union of the lines' steps, each cell [min, value, max] (customBars) or a gap; steps
 // of modes other than TRAIN shaded.
 ChartSpec MakeChartSpec(const std::string& id, const std::vector<Line>& lines) {
   ChartSpec spec;
   spec.id = id;
-  // (step, line, index), by step; a line's later point at the same step wins.
-  struct Cell {
+  std::vector<std::tuple<int64_t, int64_t, int32_t>> shaded;
+  for (const Line& line : lines) {
+    const SeriesColumns& s = *line.columns;
+    for (size_t i = 0; i < s.step.size(); ++i) {
+      const int32_t mode = s.mode[i];
+      if (mode != 0 && mode != static_cast<int32_t>(Mode::kTrain) && mode != static_cast<int32_t>(Mode::kGlobal)) {
+        shaded.emplace_back(s.step[i], s.last_step[i], mode);
+      }
+    }
+  }
+  // The rows: when every line has the same steps in increasing order (a rule's tensors
+  // published at every step, a tensor's statistics), row r holds each line's point r; else the
+  // points sorted by step, a line's later point at the same step winning.
+  const std::vector<int64_t>* steps = lines.empty() ? nullptr : &lines[0].columns->step;
+  const bool aligned =
+      steps != nullptr && std::adjacent_find(steps->begin(), steps->end(), std::greater_equal<>()) == steps->end() &&
+      std::all_of(lines.begin(), lines.end(), [&](const Line& l) { return l.columns->step == *steps; });
+  struct Cell {  // (step, line, index)
     int64_t step;
     uint32_t line;
     uint32_t index;
   };
   std::vector<Cell> cells;
-  size_t total = 0;
-  for (const Line& line : lines) total += line.columns->step.size();
-  cells.reserve(total);
-  std::vector<std::tuple<int64_t, int64_t, std::string>> shaded;
-  for (size_t c = 0; c < lines.size(); ++c) {
-    const SeriesColumns& s = *lines[c].columns;
-    for (size_t i = 0; i < s.step.size(); ++i) {
-      cells.push_back({s.step[i], static_cast<uint32_t>(c), static_cast<uint32_t>(i)});
-      const std::string& mode = s.mode[i];
-      if (!mode.empty() && mode != "TRAIN" && mode != "GLOBAL") shaded.emplace_back(s.step[i], s.last_step[i], mode);
-    }
-  }
-  std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.step < b.step; });
-  std::string& rows = spec.rows;
-  rows.reserve(16 + cells.size() * 72);  // a step, and per line about [min,value,max] of shortest doubles
-  rows += '[';
-  std::vector<int64_t> at(lines.size(), -1);  // per line: the point of the current step, or -1
-  for (size_t begin = 0; begin < cells.size();) {
-    size_t end = begin;
-    for (; end < cells.size() && cells[end].step == cells[begin].step; ++end) at[cells[end].line] = cells[end].index;
-    if (begin > 0) rows += ',';
-    rows += '[';
-    AppendJsonInt(rows, cells[begin].step);
+  size_t num_rows = aligned ? steps->size() : 0;
+  if (!aligned) {
+    size_t total = 0;
+    for (const Line& line : lines) total += line.columns->step.size();
+    cells.reserve(total);
     for (size_t c = 0; c < lines.size(); ++c) {
-      rows += ',';
-      const int64_t i = at[c];
-      at[c] = -1;
-      const SeriesColumns& s = *lines[c].columns;
-      if (i < 0 || !std::isfinite(s.value[i])) {
-        rows += "null";
-        continue;
+      const std::vector<int64_t>& step = lines[c].columns->step;
+      for (size_t i = 0; i < step.size(); ++i) {
+        cells.push_back({step[i], static_cast<uint32_t>(c), static_cast<uint32_t>(i)});
       }
-      const double v = s.value[i];
-      rows += '[';
-      AppendJsonNumber(rows, std::isfinite(s.min[i]) ? std::min(s.min[i], v) : v);
-      rows += ',';
-      AppendJsonNumber(rows, v);
-      rows += ',';
-      AppendJsonNumber(rows, std::isfinite(s.max[i]) ? std::max(s.max[i], v) : v);
-      rows += ']';
     }
-    rows += ']';
-    begin = end;
+    std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.step < b.step; });
+    for (size_t i = 0; i < cells.size(); ++i) num_rows += i == 0 || cells[i].step != cells[i - 1].step;
   }
-  rows += ']';
+  // The rows as doubles (see ChartSpec::data): the steps, then each line's cells.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double>& data = spec.data;
+  data.assign((1 + 3 * lines.size()) * num_rows, nan);
+  const auto put = [&](size_t row, size_t line, size_t index) {
+    const SeriesColumns& s = *lines[line].columns;
+    double* cell = data.data() + num_rows + 3 * (line * num_rows + row);
+    const double v = s.value[index];
+    cell[0] = cell[1] = cell[2] = nan;  // (overwrites a point of the same line at the same step)
+    if (!std::isfinite(v)) return;  // a gap
+    const double lo = s.min[index], hi = s.max[index];
+    cell[0] = std::isfinite(lo) ? std::min(lo, v) : v;
+    cell[1] = v;
+    cell[2] = std::isfinite(hi) ? std::max(hi, v) : v;
+  };
+  if (aligned) {
+    for (size_t r = 0; r < num_rows; ++r) data[r] = static_cast<double>((*steps)[r]);
+    for (size_t c = 0; c < lines.size(); ++c) {
+      for (size_t r = 0; r < num_rows; ++r) put(r, c, r);
+    }
+  } else {
+    for (size_t i = 0, row = 0; i < cells.size(); ++i) {
+      if (i > 0 && cells[i].step != cells[i - 1].step) ++row;
+      data[row] = static_cast<double>(cells[i].step);
+      put(row, cells[i].line, cells[i].index);
+    }
+  }
+  if constexpr (std::endian::native == std::endian::big) {
+    for (double& d : data) d = std::bit_cast<double>(__builtin_bswap64(std::bit_cast<uint64_t>(d)));
+  }
+  AppendJsonInt(spec.rows, static_cast<int64_t>(num_rows));
   // Shaded ranges: overlapping or adjacent ones of the same mode merged.
   std::sort(shaded.begin(), shaded.end());
-  std::vector<std::tuple<int64_t, int64_t, std::string>> merged;
-  for (auto& [from, to, mode] : shaded) {
+  std::vector<std::tuple<int64_t, int64_t, int32_t>> merged;
+  for (const auto& [from, to, mode] : shaded) {
     if (!merged.empty() && std::get<2>(merged.back()) == mode && std::get<1>(merged.back()) + 1 >= from) {
       std::get<1>(merged.back()) = std::max(std::get<1>(merged.back()), to);
     } else {
-      merged.emplace_back(from, to, std::move(mode));
+      merged.emplace_back(from, to, mode);
     }
   }
   spec.shade += '[';
@@ -144,7 +174,7 @@ ChartSpec MakeChartSpec(const std::string& id, const std::vector<Line>& lines) {
     spec.shade += ',';
     AppendJsonInt(spec.shade, std::get<1>(merged[i]));
     spec.shade += ',';
-    AppendScriptString(spec.shade, std::get<2>(merged[i]));
+    AppendScriptString(spec.shade, SeriesModeName(std::get<2>(merged[i])));
     spec.shade += ']';
   }
   spec.shade += ']';
@@ -172,10 +202,18 @@ ChartSpec MakeChartSpec(const std::string& id, const std::vector<Line>& lines) {
 SeriesColumns ColumnsOf(const SeriesStore::Series& s) {
   SeriesColumns c;
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  const size_t n = s.buckets.size();
+  c.step.reserve(n);
+  c.last_step.reserve(n);
+  c.mode.reserve(n);
+  c.value.reserve(n);
+  c.min.reserve(n);
+  c.max.reserve(n);
+  c.count.reserve(n);
   for (const SeriesStore::Bucket& b : s.buckets) {
     c.step.push_back(b.first_step);
     c.last_step.push_back(b.last_step);
-    c.mode.push_back(SeriesModeName(b.mode));
+    c.mode.push_back(SeriesModeCode(b.mode));
     c.value.push_back(b.count == 1 || b.finite == 0 ? b.first_value : b.sum / static_cast<double>(b.finite));
     c.min.push_back(b.finite > 0 ? b.min : nan);
     c.max.push_back(b.finite > 0 ? b.max : nan);
@@ -250,11 +288,28 @@ constexpr const char* kPageScript = R"js(
     }
     return '';
   }
+  // spec.rows rows of spec.data (see ChartSpec in report_page.cc) as dygraphs takes them.
+  function decodeRows(spec) {
+    var text = atob(spec.data), n = spec.rows, bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; ++i) bytes[i] = text.charCodeAt(i);
+    var view = new DataView(bytes.buffer), rows = new Array(n);
+    function at(k) { return view.getFloat64(8 * k, true); }
+    for (var r = 0; r < n; ++r) {
+      var row = [at(r)];
+      for (var c = 0; c < spec.columns.length; ++c) {
+        var k = n + 3 * (c * n + r), v = at(k + 1);
+        row.push(isNaN(v) ? null : [at(k), v, at(k + 2)]);
+      }
+      rows[r] = row;
+    }
+    return rows;
+  }
   var shadeColors = {EVAL: 'rgba(33,150,243,0.12)', PREDICT: 'rgba(156,39,176,0.12)'};
   window.litmusCharts = [];
   window.LITMUS_SPECS.forEach(function (spec) {
     var el = document.getElementById(spec.id);
-    if (!el || spec.rows.length === 0) return;
+    if (!el || spec.rows === 0) return;
+    var rows = decodeRows(spec);
     var labels = ['step'];
     var series = {};
     spec.columns.forEach(function (c) {
@@ -266,7 +321,7 @@ constexpr const char* kPageScript = R"js(
       customBars: true,
       series: series,
       connectSeparatedPoints: true,
-      drawPoints: spec.rows.length <= 120,
+      drawPoints: rows.length <= 120,
       pointSize: 2,
       labelsSeparateLines: true,
       legend: 'follow',
@@ -306,7 +361,7 @@ constexpr const char* kPageScript = R"js(
       }
     };
     if (Object.keys(series).length > 0) options.axes.y2 = {independentTicks: true};
-    var graph = new Dygraph(el, spec.rows, options);
+    var graph = new Dygraph(el, rows, options);
     window.litmusCharts.push({spec: spec, graph: graph});
   });
   var log = document.getElementById('logscale');
@@ -347,7 +402,7 @@ class PageBuilder {
     // fresh, page-faulted memory).
     size_t size = head.size() + library.size() + 64 + body_.size() + kSpecsOpen.size() + kSpecsClose.size() +
                   script.size() + kEnd.size();
-    for (const std::string& spec : specs_) size += spec.size() + 1;
+    for (const ChartSpec& spec : specs_) size += spec.SizeHint() + 1;
     std::string page;
     page.reserve(size);
     page += head;
@@ -358,7 +413,7 @@ class PageBuilder {
     page += kSpecsOpen;
     for (size_t i = 0; i < specs_.size(); ++i) {
       if (i > 0) page += ',';
-      page += specs_[i];
+      specs_[i].AppendTo(page);
     }
     page += kSpecsClose;
     page += script;
@@ -444,16 +499,13 @@ class PageBuilder {
     body_ += "</table>\n";
   }
 
-  std::string NewChart(const std::string& title, const std::string& legend, const ChartSpec& spec) {
+  std::string NewChart(const std::string& title, const std::string& legend, ChartSpec spec) {
     const std::string id = spec.id;
     body_ += "<div class=\"chartbox\"><h3>" + EscapeHtml(title) + "</h3>";
     if (!legend.empty()) body_ += "<p class=\"legendline\">" + legend + "</p>";
     body_ += "<div class=\"chart\" id=\"" + id + "\"></div></div>\n";
     ++charts_;
-    std::string json;
-    json.reserve(spec.SizeHint());
-    spec.AppendTo(json);
-    specs_.push_back(std::move(json));
+    specs_.push_back(std::move(spec));  // (its JSON is written into the page: see Build)
     return id;
   }
 
@@ -532,7 +584,7 @@ class PageBuilder {
                    std::to_string((all.size() + kMaxTensorsPerChart - 1) / kMaxTensorsPerChart) + ")";
         }
         spec.thresholds += ']';
-        NewChart(title, legend, spec);
+        NewChart(title, legend, std::move(spec));
       }
     }
     if (r.dropped_series > 0) {
@@ -567,7 +619,7 @@ class PageBuilder {
       }
       ChartSpec spec = MakeChartSpec(NextId(), lines);
       spec.kind = "\"loss\"";
-      NewChart(tensor, "a line per mode, at the trial's global steps", spec);
+      NewChart(tensor, "a line per mode, at the trial's global steps", std::move(spec));
     }
   }
 
@@ -599,9 +651,12 @@ class PageBuilder {
       const SeriesStore::Series* hi = get(TrialCurves::kMax);
       if (lo != nullptr && hi != nullptr && lo->buckets.size() == mean->buckets.size() &&
           hi->buckets.size() == mean->buckets.size()) {
-        const SeriesColumns l = ColumnsOf(*lo), h = ColumnsOf(*hi);
-        columns.back().min = l.min;
-        columns.back().max = h.max;
+        // (The band: the least minimum and the largest maximum of each bucket, as ColumnsOf.)
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (size_t i = 0; i < mean->buckets.size(); ++i) {
+          columns.back().min[i] = lo->buckets[i].finite > 0 ? lo->buckets[i].min : nan;
+          columns.back().max[i] = hi->buckets[i].finite > 0 ? hi->buckets[i].max : nan;
+        }
       }
       std::vector<Line> lines = {{.label = "mean", .name = "mean", .tensor = tensor, .columns = &columns.back()}};
       for (const char* name : {TrialCurves::kNan, TrialCurves::kInf}) {
@@ -615,7 +670,7 @@ class PageBuilder {
       spec.kind = "\"tensor\"";
       const int64_t stride = curves_->stride(tensor);
       NewChart(tensor, stride > 1 ? "read at every " + std::to_string(stride) + "th of its steps (bounded cost)" : "",
-               spec);
+               std::move(spec));
     }
     if (curves_->watched_dropped() > 0) {
       body_ += "<p class=\"note\">" + std::to_string(curves_->watched_dropped()) + " further tensors not shown (at most " +
@@ -627,7 +682,7 @@ class PageBuilder {
   const TrialCurves* curves_;
   const PageOptions& options_;
   std::string body_;
-  std::vector<std::string> specs_;  // each chart's spec as JSON text
+  std::vector<ChartSpec> specs_;
   size_t charts_ = 0;
   std::vector<std::vector<SeriesColumns>> loss_columns_;  // (vectors reserved before pointers are taken)
 };

@@ -17,6 +17,7 @@
 #include "report_generator.h"
 #include "report_page.h"
 #include "run/verdict_table.h"
+#include "support/report_specs.h"
 #include "support/temp_dir.h"
 
 namespace litmus::report {
@@ -30,13 +31,11 @@ using testing::TempDir;
 // A rule name with everything that must not reach the page raw.
 const std::string kNasty = "x</script><script>alert(1)</script><!--&\"'";
 
-// The chart specs a page carries (window.LITMUS_SPECS = ...;).
+// The chart specs a page carries, their rows decoded (support/report_specs.h).
 Json Specs(const std::string& page) {
-  const std::string start = "window.LITMUS_SPECS = ";
-  const size_t at = page.find(start);
-  EXPECT_NE(at, std::string::npos);
-  const size_t end = page.find(";</script>", at);
-  return Json::parse(page.substr(at + start.size(), end - at - start.size()));
+  Json specs = testing::PageChartSpecs(page);
+  EXPECT_FALSE(specs.is_null()) << "no window.LITMUS_SPECS in the page";
+  return specs;
 }
 
 // A job folder: status.json with `rules`, their reports, series files and events.
@@ -135,6 +134,27 @@ TEST(HtmlText, TextWrittenStraightIntoScriptJson) {
   EXPECT_EQ(parsed[6 + numbers.size()].get<int64_t>(), INT64_MIN);
 }
 
+// The chart data's base64: RFC 4648's test vectors appended after text already there, then every
+// length from 0 to 256 (each byte value once), read back by the tests' own decoder.
+TEST(HtmlText, Base64StringsAreRfc4648) {
+  const std::vector<std::pair<std::string, std::string>> vectors = {
+      {"", "\"\""},           {"f", "\"Zg==\""},         {"fo", "\"Zm8=\""},         {"foo", "\"Zm9v\""},
+      {"foob", "\"Zm9vYg==\""}, {"fooba", "\"Zm9vYmE=\""}, {"foobar", "\"Zm9vYmFy\""}};
+  for (const auto& [bytes, json] : vectors) {
+    std::string out = "x";
+    AppendBase64String(out, std::as_bytes(std::span(bytes.data(), bytes.size())));
+    EXPECT_EQ(out, "x" + json) << bytes;
+  }
+  std::string bytes;
+  for (int i = 0; i <= 256; ++i) {
+    std::string out = "[";
+    AppendBase64String(out, std::as_bytes(std::span(bytes.data(), bytes.size())));
+    out += ']';
+    EXPECT_EQ(testing::DecodeBase64(Json::parse(out)[0].get<std::string>()), bytes) << i;
+    bytes += static_cast<char>(255 - i);  // (lengths 0..256, every byte value)
+  }
+}
+
 TEST(ReportAssets, DygraphsInlinedWithoutScriptEnd) {
   EXPECT_GT(DygraphJs().size(), 100000u);
   EXPECT_THAT(std::string(DygraphJs()), HasSubstr("Dygraph"));
@@ -148,7 +168,7 @@ SeriesColumns Ramp(int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     c.step.push_back(i);
     c.last_step.push_back(i);
-    c.mode.push_back("TRAIN");
+    c.mode.push_back(static_cast<int32_t>(Mode::kTrain));
     const double v = i == n / 3 ? 1e6 : (i == n / 2 ? -1e6 : static_cast<double>(i % 100));
     c.value.push_back(v);
     c.min.push_back(v);
