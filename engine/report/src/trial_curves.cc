@@ -93,15 +93,22 @@ void TrialCurves::ReadLosses() {
   }
 }
 
-void TrialCurves::AddStats(const std::string& tensor, int64_t step, const TensorStatistics& s) {
+void TrialCurves::AddStats(uint32_t i, int64_t step, int32_t m, const TensorStatistics& s) {
   if (s.elements == 0) return;  // (strings, empty tensors: nothing to chart)
-  const auto mode = trial_->ModeOfGlobalStep(step);
-  const int32_t m = static_cast<int32_t>(mode ? mode->first : Mode::kGlobal);
-  stats_.Add(kMean, tensor, step, m, s.mean);
-  stats_.Add(kMin, tensor, step, m, s.min);
-  stats_.Add(kMax, tensor, step, m, s.max);
-  stats_.Add(kNan, tensor, step, m, static_cast<double>(s.non_finite.nan));
-  stats_.Add(kInf, tensor, step, m, static_cast<double>(s.non_finite.posinf + s.non_finite.neginf));
+  static constexpr const char* kCurves[] = {kMean, kMin, kMax, kNan, kInf};
+  const double values[] = {s.mean, s.min, s.max, static_cast<double>(s.non_finite.nan),
+                           static_cast<double>(s.non_finite.posinf + s.non_finite.neginf)};
+  std::array<uint32_t, 5>& positions = stat_series_[i];
+  for (size_t k = 0; k < std::size(kCurves); ++k) {
+    if (positions[k] != SeriesStore::kNotFound) {
+      stats_.AddAt(positions[k], step, m, values[k]);
+      continue;
+    }
+    // (The first point of a curve creates it; AddAt ignores kDropped.)
+    stats_.Add(kCurves[k], watched_[i], step, m, values[k]);
+    const uint32_t position = stats_.Find(kCurves[k], watched_[i]);
+    positions[k] = position == SeriesStore::kNotFound ? SeriesStore::kDropped : position;
+  }
 }
 
 bool TrialCurves::PlannedPosition(int64_t position) {
@@ -128,12 +135,26 @@ void TrialCurves::TakeCollected() {
         position && !PlannedPosition(*position)) {
       continue;
     }
-    pending_[index->second].insert_or_assign(c.step, c.statistics);
+    std::vector<Collected>& pending = pending_[index->second];
+    if (pending.empty() || pending.back().first < c.step) {
+      pending.emplace_back(c.step, c.statistics);
+      continue;
+    }
+    const auto at = std::lower_bound(pending.begin(), pending.end(), c.step,
+                                     [](const Collected& p, int64_t step) { return p.first < step; });
+    if (at->first == c.step) {
+      at->second = c.statistics;
+    } else {
+      pending.insert(at, {c.step, c.statistics});
+    }
   }
 }
 
+
 void TrialCurves::ReadStats(std::optional<int64_t> through) {
   pending_.resize(watched_.size());
+  stat_series_.resize(watched_.size(), {SeriesStore::kNotFound, SeriesStore::kNotFound, SeriesStore::kNotFound,
+                                        SeriesStore::kNotFound, SeriesStore::kNotFound});
   if (collected_) TakeCollected();
   // The plan: per watched tensor, the steps after its cursor (up to `through`), each with the
   // cursor as it stands after that step and whether its value is read (every stride-th step).
@@ -162,22 +183,33 @@ void TrialCurves::ReadStats(std::optional<int64_t> through) {
   // so Prefetch reads a batch with a few reads instead of one per tensor and step. What the
   // trial collected (the runner's reads) is not read again.
   constexpr size_t kBatchKeys = 64;
+  // What was collected of watched tensor i at `step` (or null), for steps asked in increasing
+  // order: `next` holds each tensor's position in pending_ (a pass's own).
+  const auto collected_at = [this](std::vector<size_t>& next, uint32_t i, int64_t step) -> const TensorStatistics* {
+    const std::vector<Collected>& pending = pending_[i];
+    size_t& k = next[i];
+    while (k < pending.size() && pending[k].first < step) ++k;
+    return k < pending.size() && pending[k].first == step ? &pending[k].second : nullptr;
+  };
+  std::vector<size_t> next_key(watched_.size(), 0), next_read(watched_.size(), 0);
   for (auto begin = reads.begin(); begin != reads.end();) {
     std::vector<Trial::StepTensor> keys;
     auto end = begin;
     for (; end != reads.end() && keys.size() < kBatchKeys; ++end) {
       for (const uint32_t i : end->second) {
-        if (!pending_[i].contains(end->first)) keys.emplace_back(watched_[i], end->first);
+        if (collected_at(next_key, i, end->first) == nullptr) keys.emplace_back(watched_[i], end->first);
       }
     }
     if (!keys.empty()) trial_->Prefetch(keys);
     for (auto at = begin; at != end; ++at) {
       const int64_t step = at->first;
+      const auto step_mode = trial_->ModeOfGlobalStep(step);
+      const int32_t mode = static_cast<int32_t>(step_mode ? step_mode->first : Mode::kGlobal);
       for (const uint32_t i : at->second) {
         if (blocked[i] != kReadable) continue;
         const std::string& tensor = watched_[i];
-        if (const auto collected = pending_[i].find(step); collected != pending_[i].end()) {
-          AddStats(tensor, step, collected->second);
+        if (const TensorStatistics* collected = collected_at(next_read, i, step)) {
+          AddStats(i, step, mode, *collected);
           ++statistics_collected_;
           continue;
         }
@@ -190,7 +222,7 @@ void TrialCurves::ReadStats(std::optional<int64_t> through) {
           }
           spdlog::debug("report: tensor {} at step {} left out: {}", tensor, step, value.status().message());
         } else {
-          AddStats(tensor, step, ComputeStatistics(**value));
+          AddStats(i, step, mode, ComputeStatistics(**value));
         }
       }
     }
@@ -205,7 +237,9 @@ void TrialCurves::ReadStats(std::optional<int64_t> through) {
       if (p.step >= blocked[i]) break;
       cursor = p.after;
     }
-    pending_[i].erase(pending_[i].begin(), pending_[i].upper_bound(cursor.last_step));
+    std::vector<Collected>& pending = pending_[i];
+    pending.erase(pending.begin(), std::upper_bound(pending.begin(), pending.end(), cursor.last_step,
+                                                    [](int64_t s, const Collected& p) { return s < p.first; }));
   }
   if (statistics_collected_ + values_read_ > 0) {
     spdlog::debug("report: watched tensors' statistics: {} from the runner's reads, {} values read again",

@@ -12,6 +12,7 @@
 // did not read are read here. Thread-compatible.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -97,7 +98,8 @@ class TrialCurves {
   void ReadLosses();
   // The watched tensors' steps since their cursors, read step by step in batches (Prefetch).
   void ReadStats(std::optional<int64_t> through);
-  void AddStats(const std::string& tensor, int64_t step, const TensorStatistics& s);
+  // The statistics of watched tensor i at `step`; `mode`: the LITMUS_MODE_* of `step`.
+  void AddStats(uint32_t i, int64_t step, int32_t mode, const TensorStatistics& s);
   // The statistics the trial collected since the last Update, of watched tensors at steps after
   // their cursors (collected_ only).
   void TakeCollected();
@@ -116,8 +118,12 @@ class TrialCurves {
   std::map<std::string, Cursor> stat_cursors_;
   bool collected_ = false;
   size_t collecting_ = SIZE_MAX;  // how many watched tensors the trial was last asked to collect
-  // By watched_ index: step -> what the trial collected (watched_index_: name -> index).
-  std::vector<std::map<int64_t, TensorStatistics>> pending_;
+  // By watched_ index: what the trial collected, by step (sorted; watched_index_: name -> index).
+  // (Vectors: the steps come in order, and a long job's last page takes tens of thousands.)
+  using Collected = std::pair<int64_t, TensorStatistics>;
+  std::vector<std::vector<Collected>> pending_;
+  // By watched_ index: the stats_ positions of its curves (kMean, kMin, kMax, kNan, kInf), once added.
+  std::vector<std::array<uint32_t, 5>> stat_series_;
   std::unordered_map<std::string, uint32_t> watched_index_;
   int64_t statistics_collected_ = 0;
   int64_t values_read_ = 0;
