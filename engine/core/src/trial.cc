@@ -293,10 +293,16 @@ struct Trial::Impl {
     size_t operator()(std::string_view name) const { return std::hash<std::string_view>()(name); }
   };
   std::unordered_set<std::string, NameHash, std::equal_to<>> statistics_of;
+  uint32_t statistics_generation = 1;  // CollectStatistics calls (TensorRecord::statistics_generation)
   mutable std::vector<CollectedStatistics> statistics;
-  // Whether Prefetch computes the statistics of `name`'s values (statistics_mu held).
-  bool StatisticsAsked(std::string_view name) const {
-    return statistics_all || statistics_of.find(name) != statistics_of.end();
+  // Whether Prefetch computes the statistics of `tensor`'s values (statistics_mu held).
+  bool StatisticsAsked(const internal::TensorRecord& tensor) const {
+    if (statistics_all) return true;
+    if (tensor.statistics_generation != statistics_generation) {
+      tensor.statistics_asked = statistics_of.find(tensor.name) != statistics_of.end();
+      tensor.statistics_generation = statistics_generation;
+    }
+    return tensor.statistics_asked;
   }
   // Everything to do with a value Prefetch has just decoded, while its data is hot: the
   // reductions asked of its tensor, its statistics, and telling the caller.
@@ -1056,7 +1062,7 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
     wanted.push_back({key, name, resolved->global_step, &entry, impl_->catalog.files().start(entry),
                       resolved->tensor->reductions_asked.load(std::memory_order_relaxed),
                       out != nullptr ? out->data() + k : nullptr, with_values,
-                      statistics_lock.owns_lock() && impl_->StatisticsAsked(name)});
+                      statistics_lock.owns_lock() && impl_->StatisticsAsked(*resolved->tensor)});
     cache_keys.push_back(key);
   }
   if (statistics_lock.owns_lock()) statistics_lock.unlock();
@@ -1359,6 +1365,7 @@ void Trial::CollectStatistics(const std::optional<std::vector<std::string>>& ten
   impl_->statistics_all = !tensors.has_value();
   impl_->statistics_of.clear();
   if (tensors) impl_->statistics_of.insert(tensors->begin(), tensors->end());
+  ++impl_->statistics_generation;
   impl_->statistics_any.store(impl_->statistics_all || !impl_->statistics_of.empty(), std::memory_order_relaxed);
 }
 

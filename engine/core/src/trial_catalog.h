@@ -52,6 +52,11 @@ struct TensorRecord {
   // caller asked of this tensor, so that the reader computes it as soon as it decodes the next
   // value. Set from any thread by readers; an atomic, so that no lock or name lookup is needed.
   mutable std::atomic<uint32_t> reductions_asked{0};
+  // Also the reader's: whether Trial::CollectStatistics asked for this tensor's statistics, as of
+  // its call numbered statistics_generation (both guarded by the trial's statistics lock), so
+  // that a prefetch looks the name up once per CollectStatistics call rather than per value.
+  mutable uint32_t statistics_generation = 0;
+  mutable bool statistics_asked = false;
   // Modes this tensor has entries in (ModeBit), so that the per-mode name sets are touched once
   // per tensor and mode rather than once per entry.
   uint32_t modes_seen = 0;
