@@ -196,7 +196,8 @@ TEST(SeriesStore, TooManySeriesAreCountedNotKept) {
 }
 
 // A document of at least kParallelBuckets buckets is formatted in parts at once: the same
-// document, every series in order, whole.
+// document, every series in order, whole; its pieces (ToJsonPieces, what the runner writes) are
+// that text, and a small document is one piece.
 TEST(SeriesStore, ALargeDocumentFormattedInPartsKeepsEverySeriesInOrder) {
   SeriesStore store;
   const int series = 64, points = static_cast<int>(SeriesStore::kMaxBuckets);
@@ -218,6 +219,14 @@ TEST(SeriesStore, ALargeDocumentFormattedInPartsKeepsEverySeriesInOrder) {
   }
   EXPECT_EQ(text.back(), '\n');
   EXPECT_EQ(text.find(",,"), std::string::npos);
+  const std::vector<std::string> pieces = store.ToJsonPieces("r", "Rule");
+  EXPECT_EQ(pieces.size(), 1 + SeriesStore::kParts);
+  std::string joined;
+  for (const std::string& piece : pieces) joined += piece;
+  EXPECT_EQ(joined, text);
+  SeriesStore small;
+  small.Add("v", "t", 0, 1, 0.5);
+  EXPECT_EQ(small.ToJsonPieces("r", "Rule"), std::vector<std::string>{small.ToJson("r", "Rule")});
 }
 
 TEST(SeriesStore, JsonDocument) {

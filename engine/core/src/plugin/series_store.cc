@@ -329,8 +329,9 @@ void SeriesStore::AppendSeriesJson(std::string& out, const Series& s) {
   out += "]}}";
 }
 
-std::string SeriesStore::ToJson(std::string_view rule, std::string_view rule_class) const {
-  std::string out;
+std::vector<std::string> SeriesStore::ToJsonPieces(std::string_view rule, std::string_view rule_class) const {
+  std::vector<std::string> pieces(1);
+  std::string& out = pieces.front();
   out.reserve(1024);
   out += "{\"format\":\"litmus-series/1\",\"rule\":";
   AppendJsonString(out, rule);
@@ -374,21 +375,29 @@ std::string SeriesStore::ToJson(std::string_view rule, std::string_view rule_cla
   if (buckets < kParallelBuckets) {
     out.reserve(out.size() + series_.size() * 256 + buckets * 7 * 16);
     append_range(out, 0, series_.size());
-  } else {
-    // (Each part from its series' global positions on: a separator before every series but the
-    // first, so the joined parts are the document formatted in one go.)
-    std::array<std::string, kParts> parts;
-    tbb::parallel_for(size_t{0}, kParts, [&](size_t k) {
-      const size_t begin = series_.size() * k / kParts, end = series_.size() * (k + 1) / kParts;
-      parts[k].reserve((end - begin) * 256 + buckets * 7 * 16 / kParts);
-      append_range(parts[k], begin, end);
-    });
-    size_t total = out.size();
-    for (const std::string& part : parts) total += part.size();
-    out.reserve(total + 4);
-    for (const std::string& part : parts) out += part;
+    out += "]}\n";
+    return pieces;
   }
-  out += "]}\n";
+  // (Each part from its series' global positions on: a separator before every series but the
+  // first, so the parts one after the other are the document formatted in one go.)
+  pieces.resize(1 + kParts);
+  tbb::parallel_for(size_t{0}, kParts, [&](size_t k) {
+    const size_t begin = series_.size() * k / kParts, end = series_.size() * (k + 1) / kParts;
+    std::string& part = pieces[1 + k];
+    part.reserve((end - begin) * 256 + buckets * 7 * 16 / kParts);
+    append_range(part, begin, end);
+  });
+  pieces.back() += "]}\n";
+  return pieces;
+}
+
+std::string SeriesStore::ToJson(std::string_view rule, std::string_view rule_class) const {
+  std::vector<std::string> pieces = ToJsonPieces(rule, rule_class);
+  size_t total = 0;
+  for (const std::string& piece : pieces) total += piece.size();
+  std::string out = std::move(pieces.front());
+  out.reserve(total);
+  for (size_t i = 1; i < pieces.size(); ++i) out += pieces[i];
   return out;
 }
 

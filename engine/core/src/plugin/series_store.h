@@ -121,6 +121,9 @@ class SeriesStore {
   static constexpr size_t kParallelBuckets = 32768;
   static constexpr size_t kParts = 4;
   std::string ToJson(std::string_view rule, std::string_view rule_class) const;
+  // The same text in consecutive pieces, as they were formatted (a writer writes them one after
+  // the other: joining a large document's parts copied it into fresh memory once more).
+  std::vector<std::string> ToJsonPieces(std::string_view rule, std::string_view rule_class) const;
 
  private:
   static void Merge(Bucket& into, const Bucket& from);

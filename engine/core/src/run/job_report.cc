@@ -342,7 +342,7 @@ void JobReporter::WriteRuleReport(const std::string& configuration_name, const R
   WriteFileAtomically(path.string(), j.dump(2) + "\n", /*in_output_dir=*/true);
 }
 
-void JobReporter::WriteRuleSeries(const std::string& configuration_name, const std::string& json) {
+void JobReporter::WriteRuleSeries(const std::string& configuration_name, std::span<const std::string> json) {
   const auto path = std::filesystem::path(paths_.output_dir) / "rule-reports" / (configuration_name + ".series.json");
   WriteFileAtomically(path.string(), json, /*in_output_dir=*/true);
 }
@@ -465,7 +465,8 @@ void JobReporter::WriteStatusLocked() {
                       /*in_output_dir=*/true);
 }
 
-void JobReporter::WriteFileAtomically(const std::string& path, const std::string& content, bool in_output_dir) {
+void JobReporter::WriteFileAtomically(const std::string& path, std::span<const std::string> pieces,
+                                      bool in_output_dir) {
   // Beside the target, unless it is in the output folder and the layout names a temp folder
   // there (SageMaker's .sagemaker-ignore, which the platform does not upload): a rename never
   // crosses file systems. Hidden, and unique to this process.
@@ -482,7 +483,7 @@ void JobReporter::WriteFileAtomically(const std::string& path, const std::string
   const std::string tmp = (dir / name).string();
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << content;
+    for (const std::string& piece : pieces) out << piece;
     out.close();
     if (!out) {
       RecordWriteFailure(path + ": " + std::strerror(errno));

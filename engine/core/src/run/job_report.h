@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,8 +93,9 @@ class JobReporter {
   void SetJobProgress(int64_t steps_evaluated, std::optional<int64_t> last_step);
   void WriteStatus();
   void WriteRuleReport(const std::string& configuration_name, const RuleReportData& report);
-  // rule-reports/<configuration_name>.series.json: `json` as given (run/series_files.h).
-  void WriteRuleSeries(const std::string& configuration_name, const std::string& json);
+  // rule-reports/<configuration_name>.series.json: the pieces of `json` as given, one after the
+  // other (run/series_files.h).
+  void WriteRuleSeries(const std::string& configuration_name, std::span<const std::string> json);
   // Every rule still InProgress becomes Stopped with `details` (as SetRuleStatus); for a job that
   // must end at once (isolation/stop_watchdog.h).
   void StopRulesInProgress(const std::string& details);
@@ -127,7 +129,11 @@ class JobReporter {
  private:
   explicit JobReporter(Paths paths);
   void WriteStatusLocked();
-  void WriteFileAtomically(const std::string& path, const std::string& content, bool in_output_dir);
+  void WriteFileAtomically(const std::string& path, const std::string& content, bool in_output_dir) {
+    WriteFileAtomically(path, std::span(&content, 1), in_output_dir);
+  }
+  // `pieces` one after the other.
+  void WriteFileAtomically(const std::string& path, std::span<const std::string> pieces, bool in_output_dir);
 
   struct RuleEntry {
     std::string configuration_name;

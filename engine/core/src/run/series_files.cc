@@ -14,13 +14,13 @@ void SeriesFiles::Write(JobReporter& reporter, const std::string& configuration_
     ++writes_;
     w.version = series.version();
     finals_.run([&reporter, configuration_name, rule_class, &series] {
-      reporter.WriteRuleSeries(configuration_name, series.ToJson(configuration_name, rule_class));
+      reporter.WriteRuleSeries(configuration_name, series.ToJsonPieces(configuration_name, rule_class));
     });
     return;
   }
   const auto now = clock_();
   if (w.at != std::chrono::steady_clock::time_point{} && now < w.next) return;
-  reporter.WriteRuleSeries(configuration_name, series.ToJson(configuration_name, rule_class));
+  reporter.WriteRuleSeries(configuration_name, series.ToJsonPieces(configuration_name, rule_class));
   ++writes_;
   w.version = series.version();
   w.at = now;
