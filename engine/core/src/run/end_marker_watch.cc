@@ -12,6 +12,14 @@ namespace litmus {
 
 EndMarkerWatch::~EndMarkerWatch() {
   if (fd_ >= 0) close(fd_);
+  if (closing_.joinable()) closing_.join();
+}
+
+void EndMarkerWatch::Release() {
+  if (fd_ < 0) return;
+  if (closing_.joinable()) closing_.join();
+  closing_ = std::thread([fd = fd_] { close(fd); });
+  fd_ = -1;
 }
 
 void EndMarkerWatch::Watch(const std::string& root) {

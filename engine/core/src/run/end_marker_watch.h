@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "run/stop_signal.h"
 
@@ -27,11 +28,18 @@ class EndMarkerWatch {
   // appeared in a watched root since the last call; true when a stop is requested.
   bool SleepFor(StopSignal& stop, std::chrono::milliseconds duration);
 
+  // Nothing watched is awaited any more (every trial has loaded all its steps): the watch ends,
+  // its inotify instance closed on a thread of its own, because closing one waits for an RCU
+  // grace period (0.1-20 ms measured, on the job's way out when the destructor did it). Later
+  // waits sleep as without a watch; a later Watch starts a new one.
+  void Release();
+
  private:
   // Reads the pending events; true if one of them is the marker's arrival.
   bool Drain();
 
   int fd_ = -1;
+  std::thread closing_;  // (joined before another Release and by the destructor)
 };
 
 }  // namespace litmus

@@ -214,7 +214,17 @@ struct JobRunner::Impl {
   Status RefreshTrial(Trial& trial) {
     ++refreshes;
     readable.clear();
-    return trial.Refresh();
+    Status refreshed = trial.Refresh();
+    ReleaseEndMarkerWatchOnceEnded();
+    return refreshed;
+  }
+
+  // Once every trial has loaded all its steps (its end marker seen and listed after), no wait
+  // can end early any more: the watch is released (its closing is not waited for).
+  void ReleaseEndMarkerWatchOnceEnded() {
+    if (std::all_of(trials.begin(), trials.end(), [](const auto& t) { return t->loaded_all_steps(); })) {
+      end_marker_watch.Release();
+    }
   }
 
   void JoinPrefetch() {
@@ -1668,6 +1678,7 @@ int JobRunner::Run() {
   }
   s.MaybeCheckpoint(/*force=*/true);
   s.WaitForTrials();
+  s.ReleaseEndMarkerWatchOnceEnded();
   s.Loop();
   // Every rule has its verdict now: a stop arriving from here on changes nothing.
   watchdog.Disarm();
