@@ -12,6 +12,7 @@ SeriesColumns Downsample(SeriesColumns in, size_t max_points) {
   if (max_points == 0 || n <= max_points) return in;
   const size_t group = (n + max_points - 1) / max_points;
   SeriesColumns out;
+  out.reserve((n + group - 1) / group);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (size_t begin = 0; begin < n; begin += group) {
     const size_t end = std::min(n, begin + group);

@@ -24,6 +24,17 @@ struct SeriesColumns {
   std::vector<double> min;
   std::vector<double> max;
   std::vector<int64_t> count;  // points merged into each
+
+  // Room for n points in every column (one allocation each: a job's page makes hundreds).
+  void reserve(size_t n) {
+    step.reserve(n);
+    last_step.reserve(n);
+    mode.reserve(n);
+    value.reserve(n);
+    min.reserve(n);
+    max.reserve(n);
+    count.reserve(n);
+  }
 };
 
 // At most `max_points` points: groups of ceil(n / max_points) consecutive points merged as above

@@ -139,14 +139,7 @@ void SeriesFromStore(const SeriesStore& store, RuleFiles* rule) {
     data.total_points = s.total_points;
     data.points_per_bucket = s.points_per_bucket;
     SeriesColumns& c = data.columns;
-    const size_t n = s.buckets.size();
-    c.step.reserve(n);
-    c.last_step.reserve(n);
-    c.mode.reserve(n);
-    c.value.reserve(n);
-    c.min.reserve(n);
-    c.max.reserve(n);
-    c.count.reserve(n);
+    c.reserve(s.buckets.size());
     for (const SeriesStore::Bucket& b : s.buckets) {
       // What the document holds (SeriesStore::AppendSeriesJson): the only value as published,
       // else the mean of the finite ones; min/max of the finite ones, else that value.

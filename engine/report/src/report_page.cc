@@ -202,14 +202,7 @@ ChartSpec MakeChartSpec(const std::string& id, const std::vector<Line>& lines) {
 SeriesColumns ColumnsOf(const SeriesStore::Series& s) {
   SeriesColumns c;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const size_t n = s.buckets.size();
-  c.step.reserve(n);
-  c.last_step.reserve(n);
-  c.mode.reserve(n);
-  c.value.reserve(n);
-  c.min.reserve(n);
-  c.max.reserve(n);
-  c.count.reserve(n);
+  c.reserve(s.buckets.size());
   for (const SeriesStore::Bucket& b : s.buckets) {
     c.step.push_back(b.first_step);
     c.last_step.push_back(b.last_step);

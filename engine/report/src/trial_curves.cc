@@ -150,7 +150,6 @@ void TrialCurves::TakeCollected() {
   }
 }
 
-
 void TrialCurves::ReadStats(std::optional<int64_t> through) {
   pending_.resize(watched_.size());
   stat_series_.resize(watched_.size(), {SeriesStore::kNotFound, SeriesStore::kNotFound, SeriesStore::kNotFound,
