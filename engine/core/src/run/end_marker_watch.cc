@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <string_view>
+#include <system_error>
+#include <utility>
 
 #include "litmus/format/trial_layout.h"
 
@@ -18,8 +20,12 @@ EndMarkerWatch::~EndMarkerWatch() {
 void EndMarkerWatch::Release() {
   if (fd_ < 0) return;
   if (closing_.joinable()) closing_.join();
-  closing_ = std::thread([fd = fd_] { close(fd); });
-  fd_ = -1;
+  const int fd = std::exchange(fd_, -1);
+  try {
+    closing_ = std::thread([fd] { close(fd); });
+  } catch (const std::system_error&) {
+    close(fd);  // (no thread to be had: closed here, waiting as before)
+  }
 }
 
 void EndMarkerWatch::Watch(const std::string& root) {
