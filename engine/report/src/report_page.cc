@@ -42,7 +42,7 @@ struct ChartSpec {
   // `rows` their count n, `data` base64 of little-endian doubles: the n steps, then for each
   // column (line) c, n cells of [min, value, max] (at n + 3 * (c * n + row)), all NaN for a gap.
   // Formatting a long job's millions of numbers as text took most of the time to make its page.
-  std::string rows;
+  size_t rows = 0;
   std::vector<double> data;  // (little-endian: encoded as base64 by AppendTo, into the page)
   std::string shade;       // [[from, to, mode], ...]
   std::string firings = "[]";     // [[step, value | null], ...]
@@ -51,7 +51,7 @@ struct ChartSpec {
 
   // At least the size AppendTo appends (the JSON texts plus the keys and the escaped id).
   size_t SizeHint() const {
-    return 128 + 6 * id.size() + columns.size() + rows.size() + 4 * (data.size() * sizeof(double) + 2) / 3 +
+    return 128 + 6 * id.size() + columns.size() + 4 * (data.size() * sizeof(double) + 2) / 3 +
            shade.size() + firings.size() + thresholds.size() + kind.size() + rule.size() + series.size();
   }
 
@@ -66,7 +66,7 @@ struct ChartSpec {
     AppendScriptString(out, id);
     if (!kind.empty()) out += ",\"kind\":" + kind;
     out += ",\"rows\":";
-    out += rows;
+    AppendJsonInt(out, static_cast<int64_t>(rows));
     if (!rule.empty()) out += ",\"rule\":" + rule;
     if (!series.empty()) out += ",\"series\":" + series;
     out += ",\"shade\":";
@@ -155,7 +155,7 @@ ChartSpec MakeChartSpec(const std::string& id, const std::vector<Line>& lines) {
   if constexpr (std::endian::native == std::endian::big) {
     for (double& d : data) d = std::bit_cast<double>(__builtin_bswap64(std::bit_cast<uint64_t>(d)));
   }
-  AppendJsonInt(spec.rows, static_cast<int64_t>(num_rows));
+  spec.rows = num_rows;
   // Shaded ranges: overlapping or adjacent ones of the same mode merged.
   std::sort(shaded.begin(), shaded.end());
   std::vector<std::tuple<int64_t, int64_t, int32_t>> merged;

@@ -104,10 +104,7 @@ void TrialCurves::AddStats(uint32_t i, int64_t step, int32_t m, const TensorStat
       stats_.AddAt(positions[k], step, m, values[k]);
       continue;
     }
-    // (The first point of a curve creates it; AddAt ignores kDropped.)
-    stats_.Add(kCurves[k], watched_[i], step, m, values[k]);
-    const uint32_t position = stats_.Find(kCurves[k], watched_[i]);
-    positions[k] = position == SeriesStore::kNotFound ? SeriesStore::kDropped : position;
+    positions[k] = stats_.Add(kCurves[k], watched_[i], step, m, values[k]);  // (AddAt ignores kDropped)
   }
 }
 

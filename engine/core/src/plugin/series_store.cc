@@ -90,8 +90,8 @@ void SeriesStore::Disable() {
   ++version_;
 }
 
-void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t step, int32_t mode, double value) {
-  if (disabled_) return;
+uint32_t SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t step, int32_t mode, double value) {
+  if (disabled_) return kNotFound;
   // A rule publishes the same series in the same order at every step: the one after the last
   // found is tried first (two comparisons instead of building a key and hashing it).
   // (Names kept truncated are always looked up by their whole text.)
@@ -106,7 +106,7 @@ void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t st
         if (dropped_keys_.size() < kMaxDroppedCounted && dropped_keys_.insert(std::hash<std::string>{}(key_)).second) {
           ++dropped_series_;
         }
-        return;
+        return kDropped;
       }
       it = index_.emplace(key_, static_cast<uint32_t>(series_.size())).first;
       Series s;
@@ -121,6 +121,7 @@ void SeriesStore::Add(std::string_view name, std::string_view tensor, int64_t st
     at = it->second;
   }
   AddAt(at, step, mode, value);
+  return at;
 }
 
 uint32_t SeriesStore::Find(std::string_view name, std::string_view tensor) const {

@@ -74,8 +74,9 @@ class SeriesStore {
     double value = 0;
   };
 
-  // Records one value. `mode` is the LITMUS_MODE_* of the step (0 if unknown).
-  void Add(std::string_view name, std::string_view tensor, int64_t step, int32_t mode, double value);
+  // Records one value. `mode` is the LITMUS_MODE_* of the step (0 if unknown). Returns the
+  // series' position for AddAt, kDropped if the store is full without it, kNotFound if disabled.
+  uint32_t Add(std::string_view name, std::string_view tensor, int64_t step, int32_t mode, double value);
   // The position in series() of the series (name, tensor) as Add keys it (names compared whole,
   // before truncation), or kNotFound (never added, dropped beyond kMaxSeries, or disabled).
   // A position stays valid for the store's life (series are never removed; Disable makes every
