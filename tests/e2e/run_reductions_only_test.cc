@@ -3,6 +3,7 @@
 // only reductions skips those steps, as smdebug's RequiredTensors.fetch does; a rule that
 // requires them with {.reductions_only = true} (ABI 1.2; the example CustomGradientRule) is
 // evaluated and reads the saved reductions.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -49,13 +50,14 @@ struct Outcome {
 };
 
 Outcome RunLitmus(const std::string& trial, const std::string& plugin, const std::string& rule,
-                  const std::vector<std::string>& params) {
+                  const std::vector<std::string>& params, const std::vector<std::string>& extra = {}) {
   testing::TempDir out;
   std::vector<std::string> args = {testing::LitmusBinary(), "run", "--trial", trial, "--plugin", plugin,
                                    "--rule", rule, "--keep-going", "--output-dir", out.str(),
                                    "--message-file", out.str() + "/message", "--failure-file",
                                    out.str() + "/failure"};
   for (const std::string& p : params) args.insert(args.end(), {"--param", p});
+  args.insert(args.end(), extra.begin(), extra.end());
   const testing::ProcessResult result = testing::RunProcess(args, {{"SMDEBUG_TRAINING_END_DELAY_REFRESH", "0"}});
   std::ifstream in(out.path() / "rule-reports" / (rule + ".json"));
   Json report = in ? Json::parse(in) : Json();
@@ -78,6 +80,87 @@ TEST(RunReductionsOnly, ARuleThatReadsOnlyReductionsIsEvaluated) {
   EXPECT_EQ(o.report["Datapoints"], 5);
   EXPECT_EQ(o.report["RuleTriggered"], 1);
   EXPECT_EQ(o.report["Details"]["abs_mean"], 100.0);
+}
+
+// Six TRAIN steps of three gradients of 20,000 float32 each (80 kB records: large enough for
+// the runner to keep only a summary of a value wanted only for its reductions); gradient/b's
+// values at step 4 are 100 times larger. Returns each step's mean |x| of gradient/b.
+std::vector<double> WriteLargeGradientTrial(const std::string& dir) {
+  writer::WriterOptions options;
+  options.save_config = writer::SaveConfig::Every(1);
+  writer::CollectionConfig gradients;
+  gradients.name = "gradients";
+  gradients.include_regex = {"^gradient"};
+  options.collections = {gradients};
+  auto w = writer::Writer::Open(dir, options);
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  if (!w.ok()) return {};
+  EXPECT_TRUE((*w)->SetMode(Mode::kTrain).ok());
+  std::vector<double> b_means;
+  uint32_t state = 12345;
+  for (int step = 0; step < 6; ++step) {
+    EXPECT_TRUE((*w)->BeginStep().ok());
+    for (const char* name : {"gradient/a", "gradient/b", "gradient/c"}) {
+      std::vector<float> values(20000);
+      double sum = 0;
+      for (float& x : values) {
+        state = state * 1664525u + 1013904223u;
+        x = (static_cast<float>(state >> 8) / 16777216.0f - 0.5f) * 0.01f;
+        if (step == 4 && std::string_view(name) == "gradient/b") x *= 100.0f;
+        sum += std::fabs(static_cast<double>(x));
+      }
+      if (std::string_view(name) == "gradient/b") b_means.push_back(sum / static_cast<double>(values.size()));
+      EXPECT_TRUE((*w)->SaveTensor(name, values, {20000}).ok());
+    }
+    EXPECT_TRUE((*w)->EndStep().ok());
+  }
+  EXPECT_TRUE((*w)->Close().ok());
+  return b_means;
+}
+
+constexpr const char* kSummarizedLine = "values read only for their reductions (not kept)";
+
+// The runner keeps only the reductions of large values that every rule requires for reductions
+// only (Trial::Prefetch's summaries), in worker processes and in process alike; a rule that
+// reads such a value anyway gets its data, whose mean |x| equals the reduction it was given.
+TEST(RunReductionsOnly, ValuesKeptOnlyAsReductionsAreStillReadWhole) {
+  testing::TempDir trial;
+  ASSERT_EQ(WriteLargeGradientTrial(trial.str()).size(), 6u);
+  for (const char* isolation : {"process", "none"}) {
+    SCOPED_TRACE(isolation);
+    const Outcome o = RunLitmus(trial.str(), LITMUS_TEST_RULES_PLUGIN, "ReductionMatchesValue", {"collection=gradients"},
+                                {"--isolation", isolation, "--logging-level", "debug"});
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(o.report["Datapoints"], 6);
+    EXPECT_EQ(o.report["RuleTriggered"], 0) << o.report.dump();
+    EXPECT_NE(o.err.find(kSummarizedLine), std::string::npos) << "summaries were kept: " << o.err;
+    // A rule that requires the raw values: they are kept.
+    const Outcome raw = RunLitmus(trial.str(), LITMUS_TEST_RULES_PLUGIN, "ReductionMatchesValue",
+                                  {"collection=gradients", "reductions_only=false"},
+                                  {"--isolation", isolation, "--logging-level", "debug"});
+    EXPECT_EQ(raw.exit_code, 0) << raw.err;
+    EXPECT_EQ(raw.report["Datapoints"], 6);
+    EXPECT_EQ(raw.err.find(kSummarizedLine), std::string::npos) << raw.err;
+  }
+}
+
+// CustomGradientRule on values kept only as reductions fires where the data says: at step 4,
+// with gradient/b's mean |x|.
+TEST(RunReductionsOnly, CustomGradientRuleOnValuesKeptOnlyAsReductions) {
+  testing::TempDir trial;
+  const std::vector<double> b_means = WriteLargeGradientTrial(trial.str());
+  ASSERT_EQ(b_means.size(), 6u);
+  for (const char* isolation : {"process", "none"}) {
+    SCOPED_TRACE(isolation);
+    const Outcome o = RunLitmus(trial.str(), LITMUS_CUSTOM_RULE_PLUGIN, "CustomGradientRule", {"threshold=0.1"},
+                                {"--isolation", isolation, "--logging-level", "debug"});
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    EXPECT_EQ(o.report["Datapoints"], 6);
+    EXPECT_EQ(o.report["RuleTriggered"], 1);
+    EXPECT_EQ(o.report["Details"]["tensor"], "gradient/b");
+    EXPECT_NEAR(o.report["Details"]["abs_mean"].get<double>(), b_means[4], 1e-9 * b_means[4]);
+    EXPECT_NE(o.err.find(kSummarizedLine), std::string::npos) << o.err;
+  }
 }
 
 }  // namespace

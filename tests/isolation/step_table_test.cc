@@ -50,7 +50,7 @@ Fixture Open() {
   for (const std::string& name : f.names) {
     for (int64_t step = 0; step <= 2; ++step) {
       StatusOr<TensorPtr> value = f.trial->Value(name, step);
-      if (value.ok()) f.values.push_back({ReadKey{0, name, step}, *value, false});
+      if (value.ok()) f.values.push_back({ReadKey{.trial = 0, .name = name, .step = step}, *value, false});
     }
   }
   return f;
@@ -147,7 +147,7 @@ TEST(StepTable, SearchesOfTwoTrialsFindTheirRows) {
     for (const ReadValue& v : f.values) {
       const auto n = std::find(f.names.begin(), f.names.end(), v.key.name) - f.names.begin();
       if (v.key.step == 1 && n % 3 == 0) continue;  // (a gap in every third tensor's steps)
-      values.push_back({ReadKey{trial, v.key.name, v.key.step}, v.value, false});
+      values.push_back({ReadKey{.trial = trial, .name = v.key.name, .step = v.key.step}, v.value, false});
     }
   }
   std::sort(values.begin(), values.end());
@@ -216,6 +216,47 @@ TEST(StepTable, ValuesOutsideTheArenaAreLeftToTheRulesOwnEntries) {
   Trial* trials[] = {heap_trial->get()};
   EXPECT_EQ(StepTable::Build(*f.arena, heap_values, trials), nullptr);
   EXPECT_FALSE(StepTable::Covers(*f.arena, ReadValue{f.values.front().key, nullptr, false}));
+}
+
+// A summary (a value the runner read only for its reductions) is listed without data: its row
+// has kSummaryOnly and no bytes, its shape and memos as the value's; a row that claims data at
+// kSummaryOnly is refused.
+TEST(StepTable, SummariesAreListedWithTheirMemosAndNoData) {
+  Fixture f = Open();
+  ReadValue& first = f.values.front();
+  LITMUS_ASSERT_OK_AND_ASSIGN(const double mean_abs, f.trial->Reduction(first.key.name, first.key.step, layout::Reduction::kMean, true));
+  const TensorPtr whole = first.value;
+  ASSERT_FALSE(whole->bytes().empty());
+  first.value = Tensor::SummaryOf(*whole);
+  EXPECT_TRUE(StepTable::Covers(*f.arena, first));
+  std::shared_ptr<const StepTable> table = BuildTable(f);
+  ASSERT_NE(table, nullptr);
+  StepTableView view;
+  ASSERT_TRUE(view.Open(*f.mapping, table->offset(), table->size()));
+  ASSERT_EQ(view.rows(), f.values.size());
+  const int64_t index = view.Find(0, first.key.name, first.key.step);
+  ASSERT_GE(index, 0);
+  const StepTableRow& row = view.Row(static_cast<size_t>(index));
+  EXPECT_EQ(row.data_offset, kSummaryOnly);
+  EXPECT_EQ(row.data_bytes, 0u);
+  EXPECT_EQ(row.num_elements, whole->num_elements());
+  ASSERT_EQ(row.rank, whole->shape().size());
+  for (uint32_t d = 0; d < row.rank; ++d) EXPECT_EQ(view.Shape(row)[d], whole->shape()[d]);
+  const uint32_t key = static_cast<uint32_t>(layout::Reduction::kMean) * 2 + 1;
+  ASSERT_EQ(row.memo_mask, 1u << key);
+  EXPECT_EQ(*view.Memos(row), mean_abs);
+  // The same row claiming bytes at kSummaryOnly points outside the arena: refused.
+  const uint64_t size = table->size();
+  std::shared_ptr<std::byte[]> copy = f.arena->Allocate(size);
+  uint64_t copy_offset = 0;
+  ASSERT_TRUE(f.arena->Contains(copy.get(), size, &copy_offset));
+  std::memcpy(copy.get(), f.mapping->At(table->offset(), size), size);
+  StepTableRow bad = row;
+  bad.data_bytes = 4;
+  std::memcpy(copy.get() + (reinterpret_cast<const std::byte*>(&row) - f.mapping->At(table->offset(), size)), &bad,
+              sizeof(bad));
+  ASSERT_TRUE(view.Open(*f.mapping, copy_offset, size));
+  EXPECT_LT(view.Find(0, first.key.name, first.key.step), 0);
 }
 
 TEST(StepTable, MalformedTablesAndRowsAreRefused) {

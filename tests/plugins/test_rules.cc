@@ -22,7 +22,14 @@
 //               (required int), reading `tensor` (required string) at each step; with a trial
 //               where every step is saved, it fires at steps every-1, 2*every-1, ... A resumed
 //               job must replay its earlier steps to fire where an uninterrupted one does.
+//   ReductionMatchesValue  requires every tensor of `collection` (required string) at each step,
+//               with {.reductions_only = true} unless `reductions_only` is false, then reads
+//               both its mean |x| and its raw value (float32) anyway, and fires when the mean |x|
+//               of the value's elements differs from the reduction (relative 1e-9); a value
+//               without its data is an error. The runner may keep only a summary of a value
+//               required for reductions only: a rule that reads it anyway must get the data.
 // Thread-safety: as any rule.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -175,6 +182,41 @@ class FiresEveryNth : public litmus::Rule {
   int64_t evaluated_ = 0;
 };
 
+class ReductionMatchesValue : public litmus::Rule {
+ public:
+  explicit ReductionMatchesValue(const litmus::RuleArgs& args)
+      : Rule(args), collection_(param_string("collection")), reductions_only_(param_bool("reductions_only")) {}
+
+  void set_required_tensors(int64_t step) override {
+    for (const std::string& name : base_trial().tensor_names({.collection = collection_})) {
+      req_tensors().add(name, {step}, {.reductions_only = reductions_only_});
+    }
+  }
+
+  bool invoke_at_step(int64_t step) override {
+    for (const litmus::Tensor& tensor : req_tensors().get()) {
+      const double reduced = tensor.reduction_value(step, litmus::Reduction::kMean, /*abs=*/true);
+      const litmus::TensorView value = tensor.value(step);
+      if (value.empty() || value.data() == nullptr || value.byte_size() != value.size() * sizeof(float)) {
+        throw std::runtime_error(tensor.name() + " at step " + std::to_string(step) + ": a value without its data");
+      }
+      double sum = 0;
+      for (const float x : value.as<float>()) sum += std::fabs(static_cast<double>(x));
+      const double mean = sum / static_cast<double>(value.size());
+      if (std::fabs(mean - reduced) > 1e-9 * std::max(1.0, std::fabs(mean))) {
+        report_violations(1);
+        report_detail("tensor", litmus::JsonString(tensor.name()));
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  std::string collection_;
+  bool reductions_only_;
+};
+
 }  // namespace
 
 LITMUS_RULE_PLUGIN(
@@ -201,4 +243,8 @@ LITMUS_RULE_PLUGIN(
                 litmus::StringParam("action", "None", "an action (JSON) to register in create")),
     LITMUS_RULE(FiresEveryNth, "FiresEveryNth", "1.0.0", "fires at every every-th step it evaluates",
                 litmus::Required(litmus::IntParam("every", "", "fire at every every-th evaluated step")),
-                litmus::Required(litmus::StringParam("tensor", "", "the tensor read at each step"))));
+                litmus::Required(litmus::StringParam("tensor", "", "the tensor read at each step"))),
+    LITMUS_RULE(ReductionMatchesValue, "ReductionMatchesValue", "1.0.0",
+                "fires when a tensor's mean |x| differs from that of its raw value",
+                litmus::Required(litmus::StringParam("collection", "", "the collection whose tensors are checked")),
+                litmus::BoolParam("reductions_only", "true", "require the tensors for their reductions only")));

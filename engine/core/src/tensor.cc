@@ -190,6 +190,13 @@ Tensor::Tensor(std::vector<int64_t> shape, std::vector<std::string> strings)
       num_elements_(static_cast<int64_t>(strings.size())),
       strings_(std::move(strings)) {}
 
+std::shared_ptr<const Tensor> Tensor::SummaryOf(const Tensor& value) {
+  auto summary = std::make_shared<Tensor>(value.dtype_, value.shape_, std::span<const std::byte>(), nullptr);
+  summary->summary_ = true;
+  value.ForEachMemo([&](uint32_t key, double memo) { summary->SetMemo(key, memo); });
+  return summary;
+}
+
 std::optional<double> Tensor::Memo(uint32_t key) const {
   // The memos kept in place are written once, before the count that publishes them: reading
   // them needs no lock (a rule asks for a reduction of every tensor it checks).

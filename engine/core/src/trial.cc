@@ -60,6 +60,12 @@ constexpr uint64_t kMaxMappedBytes = uint64_t{2} << 30;
 // Smaller event files are read with Read(): for a few kilobytes, a read costs less than mapping
 // and unmapping (and the page faults in between).
 constexpr uint64_t kMinMappedFileBytes = 64 << 10;
+// Records of values wanted only for their reductions (Prefetch's reductions_only) in this range
+// are reduced in a reused buffer and not kept: below it a record costs little to keep (and is
+// read with its neighbours); above it the buffer that each reading thread keeps would be large
+// and no longer fit the CPU caches anyway.
+constexpr uint64_t kMinSummarizedRecordBytes = 64 << 10;
+constexpr uint64_t kMaxSummarizedRecordBytes = 8 << 20;
 
 std::string StepText(int64_t step, Mode mode) {
   return "step " + std::to_string(step) + " (" + std::string(ModeName(mode)) + ")";
@@ -258,6 +264,21 @@ struct Trial::Impl {
     return {reinterpret_cast<uintptr_t>(&location), location.start_idx, location.length, location.tensor_name};
   }
   static TensorCache::Key CacheKey(const internal::CatalogEntry& entry) { return reinterpret_cast<uintptr_t>(&entry); }
+  // The key of the summary (Tensor::SummaryOf) of the raw value under `key`, in the same cache:
+  // keys are addresses, whose top bit is clear in user space.
+  static TensorCache::Key SummaryKey(TensorCache::Key key) { return key | (uint64_t{1} << 63); }
+  // Whether Prefetch may keep only a summary of `entry`'s raw value (kMinSummarizedRecordBytes).
+  static bool Summarizable(const internal::CatalogEntry& entry) {
+    return entry.length >= kMinSummarizedRecordBytes && entry.length <= kMaxSummarizedRecordBytes;
+  }
+  // The memo `reduction_key` of the summary of `entry`'s raw value, if one is cached.
+  std::optional<double> SummaryMemo(const internal::CatalogEntry& entry, uint32_t reduction_key) const {
+    const TensorCache::Key key = SummaryKey(CacheKey(entry));
+    TensorCache::Presence presence;
+    TensorPtr summary;
+    cache.PresenceOf(std::span<const TensorCache::Key>(&key, 1), std::span(&presence, 1), std::span(&summary, 1));
+    return summary != nullptr ? summary->Memo(reduction_key) : std::nullopt;
+  }
   // Reads and decodes `record` of `entry` through the tensor cache.
   StatusOr<TensorPtr> Read(std::string_view name, int64_t global_step, const internal::CatalogEntry& entry,
                            const Record& record) const;
@@ -282,6 +303,7 @@ struct Trial::Impl {
     Prefetched* out;  // what Prefetch tells of the key (its out-parameter), or nullptr
     bool with_value;  // out->value receives the decoded value
     bool statistics = false;  // CollectStatistics asked for this tensor's
+    bool summarize = false;   // only a summary is kept (Prefetch's reductions_only; see Summarize)
   };
   // What CollectStatistics asked (statistics_any: anything at all, read without the lock so
   // that a trial nobody asks pays nothing) and what was computed since the last TakeStatistics.
@@ -351,6 +373,11 @@ struct Trial::Impl {
   // Reads the records of `wanted` (all in the event file `event_file` names: the catalog's
   // string of one of their entries) in coalesced runs and caches them.
   void PrefetchFile(std::string_view event_file, std::vector<Wanted>& wanted) const;
+  // Reads `w`'s record (w.summarize) into the calling thread's reused buffer, computes the
+  // reductions asked of its tensor (and its statistics if collected) there and caches its
+  // summary under SummaryKey. Anything that fails is skipped (Value() reads again and reports).
+  void Summarize(const std::string& path, const Wanted& w) const;
+  mutable std::atomic<uint64_t> summarized{0};  // Summarize calls that kept a summary
   // Reads the records wanted[first, last) with one read spanning them all and caches each one;
   // on any failure it caches nothing (Value() reads them one by one and reports).
   void ReadRun(const std::string& path, const RandomAccessFile& file, std::span<const Wanted> run) const;
@@ -763,6 +790,13 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
     Decoded(w, *value);
   };
   const std::string path = Env::JoinPath(root, event_file);
+  const auto summarized = std::partition(wanted.begin(), wanted.end(), [](const Wanted& w) { return !w.summarize; });
+  if (summarized != wanted.end()) {
+    const size_t first = static_cast<size_t>(summarized - wanted.begin());
+    tbb::parallel_for(first, wanted.size(), [&](size_t i) { Summarize(path, wanted[i]); });
+    wanted.resize(first);
+  }
+  if (wanted.empty()) return;
   if (wanted.size() == 1) {
     read_alone(wanted.front());
     return;
@@ -856,6 +890,39 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
   }
   cache.InsertAll(decoded);
 }
+
+void Trial::Impl::Summarize(const std::string& path, const Wanted& w) const {
+  StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
+  if (!file.ok()) return;
+  // The record lands where its data is aligned (as in Read), so decoding moves nothing.
+  const size_t length = static_cast<size_t>(w.entry->length);
+  size_t shift = 0;
+  if (const size_t hint = ContentOffsetHint(w.name); hint != 0) shift = (kMaxAlignment - hint % kMaxAlignment) % kMaxAlignment;
+  thread_local std::unique_ptr<std::byte[]> buffer;
+  thread_local size_t capacity = 0;
+  if (capacity < length + shift) {
+    capacity = std::max<size_t>(length + shift, kMinSummarizedRecordBytes * 4);
+    buffer.reset(new std::byte[capacity]);
+  }
+  const std::span<std::byte> record(buffer.get() + shift, length);
+  const StatusOr<size_t> read = (*file)->Read(w.start, record);
+  if (!read.ok() || *read < length) return;
+  size_t content_offset = 0;
+  // (The buffer outlives the decoded value, which does not leave this function: no owner.)
+  const StatusOr<TensorPtr> decoded = DecodeTensorRecord(std::shared_ptr<std::byte[]>(std::shared_ptr<void>(), buffer.get()),
+                                                         record, path, w.start, w.name, nullptr, &content_offset);
+  if (!decoded.ok() || (*decoded)->is_string()) return;
+  SetContentOffsetHint(w.name, content_offset);
+  Wanted reduced = w;
+  reduced.out = nullptr;
+  Decoded(reduced, *decoded);
+  TensorPtr summary = Tensor::SummaryOf(**decoded);
+  ReportDecoded(w, summary);
+  cache.Insert(SummaryKey(w.key), std::move(summary));
+  summarized.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t Trial::values_summarized() const { return impl_->summarized.load(std::memory_order_relaxed); }
 
 Trial::Trial(std::unique_ptr<Impl> impl, std::string root) : impl_(std::move(impl)), root_(std::move(root)) {}
 Trial::~Trial() = default;
@@ -1044,7 +1111,8 @@ StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
   return impl_->Read(name, resolved.global_step, entry, impl_->RawRecord(entry, name));
 }
 
-void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched>* out, bool with_values) const {
+void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched>* out, bool with_values,
+                     std::span<const uint8_t> reductions_only) const {
   if (out != nullptr) out->assign(keys.size(), Prefetched());
   std::vector<Impl::Wanted> wanted;
   std::vector<TensorCache::Key> cache_keys;
@@ -1059,11 +1127,15 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
     const internal::CatalogEntry& entry = *resolved->entry;
     const TensorCache::Key key = Impl::CacheKey(entry);
     if (out != nullptr) (*out)[k].stored_reductions = impl_->catalog.files().has_stored_reductions(entry);
-    wanted.push_back({key, name, resolved->global_step, &entry, impl_->catalog.files().start(entry),
-                      resolved->tensor->reductions_asked.load(std::memory_order_relaxed),
+    const uint32_t asked = resolved->tensor->reductions_asked.load(std::memory_order_relaxed);
+    // (Summarized only once the rules' reductions are known, i.e. after the tensor's first read.)
+    const bool summarize = k < reductions_only.size() && reductions_only[k] != 0 && asked != 0 && Impl::Summarizable(entry);
+    wanted.push_back({key, name, resolved->global_step, &entry, impl_->catalog.files().start(entry), asked,
                       out != nullptr ? out->data() + k : nullptr, with_values,
-                      statistics_lock.owns_lock() && impl_->StatisticsAsked(*resolved->tensor)});
+                      statistics_lock.owns_lock() && impl_->StatisticsAsked(*resolved->tensor), summarize});
     cache_keys.push_back(key);
+    // (A summary will do too; a cached raw value is found first.)
+    if (summarize) cache_keys.push_back(Impl::SummaryKey(key));
   }
   if (statistics_lock.owns_lock()) statistics_lock.unlock();
   std::vector<TensorCache::Presence> presence(cache_keys.size());
@@ -1074,12 +1146,15 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
   std::vector<std::pair<std::string_view, std::vector<Impl::Wanted>>> by_file;
   std::unordered_map<std::string_view, size_t> group_of;
   size_t group = SIZE_MAX;  // of the previous key
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    if (presence[i] != TensorCache::Presence::kAbsent) {
+  for (size_t i = 0, c = 0; i < wanted.size(); c += wanted[i].summarize ? 2 : 1, ++i) {
+    // (c: the first of wanted[i]'s keys in cache_keys.)
+    size_t present = c;
+    if (presence[c] == TensorCache::Presence::kAbsent && wanted[i].summarize) present = c + 1;
+    if (presence[present] != TensorCache::Presence::kAbsent) {
       // (A load in progress elsewhere may still fail: only a cached value counts as decoded.)
-      if (wanted[i].out != nullptr && presence[i] == TensorCache::Presence::kCached) {
+      if (wanted[i].out != nullptr && presence[present] == TensorCache::Presence::kCached) {
         wanted[i].out->decoded = true;
-        if (with_values) wanted[i].out->value = std::move(cached[i]);
+        if (with_values) wanted[i].out->value = std::move(cached[present]);
       }
       continue;
     }
@@ -1354,7 +1429,9 @@ void Trial::Release(const std::vector<StepTensor>& keys) const {
     if (tensor == nullptr) continue;
     const internal::StepEntryList entries = impl_->catalog.StepEntries(*tensor, step);
     for (size_t i = 0; i < entries.size(); ++i) {
-      if (entries[i].has_location()) cache_keys.push_back(Impl::CacheKey(entries[i]));
+      if (!entries[i].has_location()) continue;
+      cache_keys.push_back(Impl::CacheKey(entries[i]));
+      if (Impl::Summarizable(entries[i])) cache_keys.push_back(Impl::SummaryKey(cache_keys.back()));
     }
   }
   impl_->cache.EraseAll(cache_keys);
@@ -1391,6 +1468,7 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a raw value nor a stored " +
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
+  if (const std::optional<double> summarized = impl_->SummaryMemo(entry, Impl::ReductionKey(r, abs))) return *summarized;
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value,
                           impl_->Read(name, resolved.global_step, entry, impl_->RawRecord(entry, name)));
   // (Read first: the bit is usually set already, and a read-modify-write would take the cache

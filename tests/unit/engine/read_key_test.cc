@@ -10,10 +10,15 @@
 #include <deque>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace litmus {
 namespace {
+
+ReadKey Key(uint32_t trial, std::string_view name, int64_t step, bool reductions_only = false) {
+  return ReadKey{.trial = trial, .reductions_only = reductions_only, .name = name, .step = step};
+}
 
 std::vector<ReadKey> Reference(std::vector<ReadKey> keys) {
   std::sort(keys.begin(), keys.end());
@@ -29,8 +34,8 @@ TEST(SortUniqueKeys, ShuffledKeysRepeatedManyTimesComeOutSortedOnce) {
     SCOPED_TRACE(count);
     std::vector<ReadKey> keys;
     for (size_t i = 0; i < count; ++i) {
-      keys.push_back(ReadKey{static_cast<uint32_t>(random() % 2), names[random() % names.size()],
-                             static_cast<int64_t>(random() % 40) - 5});
+      keys.push_back(Key(static_cast<uint32_t>(random() % 2), names[random() % names.size()],
+                         static_cast<int64_t>(random() % 40) - 5));
     }
     std::vector<ReadKey> sorted = keys;
     SortUniqueKeys(sorted);
@@ -43,9 +48,28 @@ TEST(SortUniqueKeys, ShuffledKeysRepeatedManyTimesComeOutSortedOnce) {
 
 TEST(SortUniqueKeys, SortedKeysLoseOnlyTheirRepeats) {
   const std::string a = "a", b = "b";
-  std::vector<ReadKey> keys = {{0, a, 1}, {0, a, 1}, {0, a, 2}, {0, b, 1}, {0, b, 1}, {1, a, 0}};
+  std::vector<ReadKey> keys = {Key(0, a, 1), Key(0, a, 1), Key(0, a, 2), Key(0, b, 1), Key(0, b, 1), Key(1, a, 0)};
   SortUniqueKeys(keys);
-  EXPECT_EQ(keys, (std::vector<ReadKey>{{0, a, 1}, {0, a, 2}, {0, b, 1}, {1, a, 0}}));
+  EXPECT_EQ(keys, (std::vector<ReadKey>{Key(0, a, 1), Key(0, a, 2), Key(0, b, 1), Key(1, a, 0)}));
+}
+
+// A key is wanted only for its reductions if every repeat of it is: one rule that wants its raw
+// value makes the reader keep it. Both ways through SortUniqueKeys (sorted, and not).
+TEST(SortUniqueKeys, AKeyIsReductionsOnlyOnlyIfEveryRepeatIs) {
+  const std::string a = "a", b = "b", c = "c";
+  for (const bool sorted : {true, false}) {
+    SCOPED_TRACE(sorted);
+    std::vector<ReadKey> keys = {Key(0, a, 1, true), Key(0, a, 1, false), Key(0, a, 1, true),
+                                 Key(0, b, 1, true), Key(0, b, 1, true),  Key(0, c, 1, false),
+                                 Key(0, c, 1, true), Key(1, a, 1, true)};
+    if (!sorted) std::reverse(keys.begin(), keys.end());
+    SortUniqueKeys(keys);
+    ASSERT_EQ(keys, (std::vector<ReadKey>{Key(0, a, 1), Key(0, b, 1), Key(0, c, 1), Key(1, a, 1)}));
+    EXPECT_FALSE(keys[0].reductions_only);
+    EXPECT_TRUE(keys[1].reductions_only);
+    EXPECT_FALSE(keys[2].reductions_only);
+    EXPECT_TRUE(keys[3].reductions_only);
+  }
 }
 
 TEST(ReadValueIndex, FindsWhatABinarySearchFindsAlsoAfterTheListChanged) {
@@ -53,7 +77,7 @@ TEST(ReadValueIndex, FindsWhatABinarySearchFindsAlsoAfterTheListChanged) {
   std::vector<ReadKey> keys;
   for (uint32_t trial = 0; trial < 2; ++trial) {
     for (const std::string& name : names) {
-      for (int64_t step = 0; step < 16; step += 2) keys.push_back({trial, name, step});
+      for (int64_t step = 0; step < 16; step += 2) keys.push_back(Key(trial, name, step));
     }
   }
   SortUniqueKeys(keys);
@@ -63,7 +87,7 @@ TEST(ReadValueIndex, FindsWhatABinarySearchFindsAlsoAfterTheListChanged) {
     for (uint32_t trial = 0; trial < 3; ++trial) {
       for (const std::string& name : names) {
         for (int64_t step = -1; step < 17; ++step) {
-          const ReadKey key{trial, name, step};
+          const ReadKey key = Key(trial, name, step);
           const auto it = std::lower_bound(values.begin(), values.end(), key);
           const ReadValue* expected = it != values.end() && it->key == key ? &*it : nullptr;
           EXPECT_EQ(index.Find(values, key), expected) << trial << " " << name << " " << step;

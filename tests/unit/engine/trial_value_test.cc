@@ -520,5 +520,76 @@ TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
   }
 }
 
+// Prefetch's reductions_only keys: a large value whose tensor's reductions are known is reduced
+// and only its summary kept (dtype, shape, memos, no data), which Reduction() answers from
+// without a read; Value() still reads the whole value, and its reductions agree with the
+// summary's. Small values, unflagged keys and tensors of which no reduction was asked yet keep
+// their data; Release drops summaries too.
+TEST(TrialValueTest, PrefetchKeepsOnlySummariesOfValuesWantedForReductions) {
+  SyntheticTrial t;
+  t.WriteCollections({"worker_0"}, 1);
+  const auto values = [](int64_t step, size_t count) {
+    std::vector<float> v(count);
+    for (size_t i = 0; i < count; ++i) v[i] = static_cast<float>((i * 7 + static_cast<size_t>(step) * 3) % 101) - 50.5f;
+    return v;
+  };
+  for (int64_t step = 0; step < 4; ++step) {
+    t.WriteStep(step, "worker_0", Mode::kTrain, step,
+                {{"big", values(step, 40000)}, {"other", values(step + 1, 40000)}, {"small", values(step, 100)}});
+  }
+  t.WriteEndMarker();
+  TrialOptions options;
+  options.training_end_delay_refresh_s = 0;
+  CountingEnv env({});
+  LITMUS_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Trial> trial, Trial::Open(&env, t.root(), options));
+  std::unique_ptr<Trial> plain = OpenDir(t.root());
+  ASSERT_NE(plain, nullptr);
+  constexpr auto kMean = layout::Reduction::kMean;
+  constexpr uint32_t kAbsMean = static_cast<uint32_t>(kMean) * 2 + 1;  // (the trial's memo key)
+  // The rule's first step: the tensors' reductions become known.
+  for (const char* name : {"big", "small"}) LITMUS_ASSERT_OK(trial->Reduction(name, 0, kMean, true).status());
+  const std::vector<Trial::StepTensor> keys = {{"big", 1}, {"other", 1}, {"small", 1}, {"big", 2}};
+  const std::vector<uint8_t> reductions_only = {1, 1, 1, 0};
+  std::vector<Trial::Prefetched> prefetched;
+  trial->Prefetch(keys, &prefetched, /*with_values=*/true, reductions_only);
+  EXPECT_EQ(Decoded(prefetched), (std::vector<uint8_t>{1, 1, 1, 1}));
+  EXPECT_EQ(trial->values_summarized(), 1u) << "only big at step 1";
+  const TensorPtr& summary = prefetched[0].value;
+  ASSERT_TRUE(summary->is_summary());
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr whole, plain->Value("big", 1));
+  EXPECT_EQ(summary->dtype(), whole->dtype());
+  EXPECT_EQ(summary->shape(), whole->shape());
+  EXPECT_EQ(summary->num_elements(), whole->num_elements());
+  EXPECT_TRUE(summary->bytes().empty()) << "no data kept";
+  LITMUS_ASSERT_OK_AND_ASSIGN(const double expected, plain->Reduction("big", 1, kMean, true));
+  ASSERT_TRUE(summary->Memo(kAbsMean).has_value());
+  EXPECT_EQ(*summary->Memo(kAbsMean), expected);
+  for (size_t i : {1, 2, 3}) EXPECT_FALSE(prefetched[i].value->is_summary()) << keys[i].first << " keeps its data";
+  // Reduction() from the summary, without a read; Value() reads the whole value again.
+  const int reads = env.reads();
+  LITMUS_ASSERT_OK_AND_ASSIGN(const double reduced, trial->Reduction("big", 1, kMean, true));
+  EXPECT_EQ(reduced, expected);
+  EXPECT_EQ(env.reads(), reads) << "answered by the summary";
+  LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr read, trial->Value("big", 1));
+  EXPECT_FALSE(read->is_summary());
+  ASSERT_EQ(read->bytes().size(), whole->bytes().size());
+  EXPECT_EQ(std::memcmp(read->bytes().data(), whole->bytes().data(), whole->bytes().size()), 0);
+  EXPECT_EQ(env.reads(), reads + 1);
+  // A reduction the summary lacks is computed from the value (now cached).
+  LITMUS_ASSERT_OK_AND_ASSIGN(const double max, trial->Reduction("big", 1, layout::Reduction::kMax, false));
+  EXPECT_EQ(max, *plain->Reduction("big", 1, layout::Reduction::kMax, false));
+  // A prefetch finds the summary (or the cached value) again: no read; Release drops both.
+  trial->Release({{"big", 1}});
+  trial->Prefetch({{"big", 1}}, &prefetched, true, reductions_only);
+  EXPECT_EQ(trial->values_summarized(), 2u);
+  trial->Prefetch({{"big", 1}}, &prefetched, true, reductions_only);
+  EXPECT_EQ(trial->values_summarized(), 2u) << "the cached summary is found";
+  EXPECT_TRUE(prefetched[0].value->is_summary());
+  trial->Release({{"big", 1}});
+  const int before = env.reads();
+  LITMUS_ASSERT_OK(trial->Reduction("big", 1, kMean, true).status());
+  EXPECT_EQ(env.reads(), before + 1) << "the released summary answers nothing";
+}
+
 }  // namespace
 }  // namespace litmus

@@ -729,7 +729,7 @@ void IsolatedRule::AppendLocalTensors(int64_t step, const InvokeInput& input, En
       const uint32_t job_trial = req.trial < input.trial_indices.size() ? input.trial_indices[req.trial] : UINT32_MAX;
       for (const int64_t s : req.steps) {
         const ReadValue* known =
-            input.values != nullptr ? index.Find(*input.values, ReadKey{job_trial, req.name, s}) : nullptr;
+            input.values != nullptr ? index.Find(*input.values, ReadKey{.trial = job_trial, .name = req.name, .step = s}) : nullptr;
         if (input.table != nullptr && known != nullptr && StepTable::Covers(*arena_, *known)) continue;  // in the table
         auto [id, inserted] = name_ids_.try_emplace(req.name.data(), static_cast<uint32_t>(name_ids_.size()));
         if (inserted) {

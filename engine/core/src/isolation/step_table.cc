@@ -34,6 +34,7 @@ constexpr uint64_t Aligned(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
 
 bool StepTable::Covers(const SharedArena& arena, const ReadValue& value) {
   if (value.value == nullptr || value.value->is_string()) return false;
+  if (value.value->is_summary()) return true;
   const std::span<const std::byte> bytes = value.value->bytes();
   uint64_t offset = 0;
   return !bytes.empty() && arena.Contains(bytes.data(), bytes.size(), &offset);
@@ -97,7 +98,11 @@ std::shared_ptr<const StepTable> StepTable::Build(SharedArena& arena, const std:
     }
     row.name_offset = name_at - v.key.name.size();
     row.step = v.key.step;
-    arena.Contains(tensor.bytes().data(), tensor.bytes().size(), &row.data_offset);
+    if (tensor.is_summary()) {
+      row.data_offset = kSummaryOnly;
+    } else {
+      arena.Contains(tensor.bytes().data(), tensor.bytes().size(), &row.data_offset);
+    }
     row.data_bytes = tensor.bytes().size();
     row.num_elements = tensor.num_elements();
     row.mode = mode.first;
@@ -152,7 +157,7 @@ bool StepTableView::Valid(const StepTableRow& r) const {
   return r.rank <= 64 && inside(r.shape_offset, r.rank * sizeof(int64_t)) && r.shape_offset % alignof(int64_t) == 0 &&
          r.memo_mask >> kMemoKeys == 0 && r.memo_offset % alignof(double) == 0 &&
          inside(r.memo_offset, static_cast<uint64_t>(std::popcount(r.memo_mask)) * sizeof(double)) &&
-         arena_->At(r.data_offset, r.data_bytes) != nullptr;
+         ((r.data_offset == kSummaryOnly && r.data_bytes == 0) || arena_->At(r.data_offset, r.data_bytes) != nullptr);
 }
 
 std::string_view StepTableView::Name(const StepTableRow& row) const {

@@ -31,7 +31,7 @@ struct StepTableRow {
   uint32_t name_size;
   uint64_t name_offset;
   int64_t step;           // global step
-  uint64_t data_offset;   // of the raw value, in the arena
+  uint64_t data_offset;   // of the raw value, in the arena; kSummaryOnly: none (memos only)
   uint64_t data_bytes;
   int64_t num_elements;
   int64_t mode_step;
@@ -43,13 +43,19 @@ struct StepTableRow {
   uint64_t memo_offset;   // one double per bit of memo_mask, in bit order
 };
 
+// A row of a summary (Tensor::is_summary: a value read only for its reductions) has no data:
+// data_offset kSummaryOnly, data_bytes 0. Its worker answers reductions from the memos and asks
+// the runner for anything else.
+inline constexpr uint64_t kSummaryOnly = UINT64_MAX;
+
 class StepTable {
  public:
   // The table of `values` (sorted; job-wide trial numbers index `trials`) in `arena`, or null
   // when nothing qualifies or the arena has no room (then every rule sends its own entries).
   static std::shared_ptr<const StepTable> Build(SharedArena& arena, const std::vector<ReadValue>& values,
                                                 std::span<Trial* const> trials);
-  // Whether Build lists `value` (a worker finds it in the table).
+  // Whether Build lists `value` (a worker finds it in the table): a value in the arena, or a
+  // summary.
   static bool Covers(const SharedArena& arena, const ReadValue& value);
 
   uint64_t offset() const { return offset_; }

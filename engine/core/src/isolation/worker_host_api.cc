@@ -230,7 +230,8 @@ litmus_status_t HostTensorValue(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
   return Guarded(ctx, [&]() -> litmus_status_t {
     if (out == nullptr) return NullOutput(ctx, "tensor_value");
     if (out->struct_size >= sizeof(uint32_t)) {
-      if (const LocalTensor* t = Local(trial, name, step, mode, worker)) {
+      // (A summary's data is with the runner only: asked for below.)
+      if (const LocalTensor* t = Local(trial, name, step, mode, worker); t != nullptr && !t->summary_only) {
         litmus_tensor_view_t view{};
         view.dtype = t->dtype;
         view.data = t->bytes == 0 ? nullptr : t->data;
@@ -624,7 +625,8 @@ const LocalTensor* WorkerConnection::FindInTable(uint32_t trial, std::string_vie
   LocalTensor& t = from_table_.emplace_back();
   t.trial = trial;
   t.step = row->step;
-  t.data = arena_->At(row->data_offset, row->data_bytes);
+  t.summary_only = row->data_offset == kSummaryOnly;
+  t.data = t.summary_only ? nullptr : arena_->At(row->data_offset, row->data_bytes);
   t.bytes = row->data_bytes;
   t.dtype = row->dtype;
   t.shape = table_.Shape(*row);

@@ -36,6 +36,7 @@ struct LocalTensor {
   int64_t step = 0;
   const std::byte* data = nullptr;
   uint64_t bytes = 0;
+  bool summary_only = false;  // no data: only the memos (the runner kept a summary; kSummaryOnly)
   int32_t dtype = 0;
   const int64_t* shape = nullptr;  // rank entries (in the connection's shape buffer)
   uint32_t rank = 0;

@@ -588,14 +588,18 @@ struct JobRunner::Impl {
 
   // Per trial, the (name, step) pairs of `keys` (keys of unknown trials dropped), and with
   // `positions` where each pair is in `keys`.
+  // With `reductions_only` each pair's ReadKey::reductions_only (Trial::Prefetch's flags).
   std::vector<std::vector<Trial::StepTensor>> ByTrial(const std::vector<ReadKey>& keys,
-                                                      std::vector<std::vector<size_t>>* positions = nullptr) const {
+                                                      std::vector<std::vector<size_t>>* positions = nullptr,
+                                                      std::vector<std::vector<uint8_t>>* reductions_only = nullptr) const {
     std::vector<std::vector<Trial::StepTensor>> out(trials.size());
     if (positions != nullptr) positions->assign(trials.size(), {});
+    if (reductions_only != nullptr) reductions_only->assign(trials.size(), {});
     for (size_t i = 0; i < keys.size(); ++i) {
       if (keys[i].trial >= trials.size()) continue;
       out[keys[i].trial].emplace_back(keys[i].name, keys[i].step);
       if (positions != nullptr) (*positions)[keys[i].trial].push_back(i);
+      if (reductions_only != nullptr) (*reductions_only)[keys[i].trial].push_back(keys[i].reductions_only ? 1 : 0);
     }
     return out;
   }
@@ -608,12 +612,13 @@ struct JobRunner::Impl {
   void ReadAll(const std::vector<ReadKey>& keys, std::vector<ReadValue>* readable_values) {
     if (keys.empty()) return;
     std::vector<std::vector<size_t>> positions;
-    const auto by_trial = ByTrial(keys, &positions);
+    std::vector<std::vector<uint8_t>> reductions_only;
+    const auto by_trial = ByTrial(keys, &positions, &reductions_only);
     std::vector<std::vector<Trial::Prefetched>> decoded(trials.size());
     // (Isolated rules take the decoded values from `readable`; in-process ones read the cache.)
     const bool with_values = isolation != nullptr && isolation->options().mode == IsolationMode::kProcess;
     const auto read = [&](size_t t) {
-      if (!by_trial[t].empty()) trials[t]->Prefetch(by_trial[t], &decoded[t], with_values);
+      if (!by_trial[t].empty()) trials[t]->Prefetch(by_trial[t], &decoded[t], with_values, reductions_only[t]);
     };
     if (trials.size() == 1) {
       read(0);
@@ -642,7 +647,7 @@ struct JobRunner::Impl {
   // Appends the keys of `reqs` (a call gathers ~20 rules x 16 steps of them: no list each).
   static void AppendKeys(const std::vector<TensorRequirement>& reqs, std::vector<ReadKey>& keys) {
     for (const auto& req : reqs) {
-      for (int64_t s : req.steps) keys.push_back({req.trial, req.name, s});
+      for (int64_t s : req.steps) keys.push_back({req.trial, req.reductions_only, req.name, s});
     }
   }
 
@@ -685,7 +690,7 @@ struct JobRunner::Impl {
             return StepOutcome::kClientError;
           }
         }
-        if (readable_index.Find(readable, ReadKey{req.trial, req.name, s}) != nullptr) continue;
+        if (readable_index.Find(readable, ReadKey{.trial = req.trial, .name = req.name, .step = s}) != nullptr) continue;
         auto value = trial.Value(req.name, s);
         // A record the index names that its event file does not hold yet (an upload on its way):
         // wait for it, as for the step; the trial turns it into DataLoss after its retry budget.
@@ -1318,7 +1323,7 @@ struct JobRunner::Impl {
                            AvailableSteps& available) const {
     for (const auto& req : reqs) {
       for (const int64_t s : req.steps) {
-        if (const ReadKey key{req.trial, req.name, s}; IsAvailable(key, available)) keys.push_back(key);
+        if (const ReadKey key{req.trial, req.reductions_only, req.name, s}; IsAvailable(key, available)) keys.push_back(key);
       }
     }
   }
@@ -1583,6 +1588,11 @@ struct JobRunner::Impl {
     for (auto& r : rules) WriteReport(*r);
     series_files.Wait();
     if (series_files.writes() > 0) spdlog::debug("series files written {} times", series_files.writes());
+    for (size_t t = 0; t < trials.size(); ++t) {
+      if (const uint64_t n = trials[t]->values_summarized(); n > 0) {
+        spdlog::debug("trial {}: {} values read only for their reductions (not kept)", trial_paths[t], n);
+      }
+    }
     reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
     reporter->Finish(code, line);
     // A stopped job (SIGTERM: a pod evicted, a spot instance reclaimed) resumes when restarted.

@@ -35,7 +35,10 @@ void DropRepeats(std::vector<ReadKey>& keys) {
         ++kept;
         break;
       }
-      if (keys[slots[slot]] == key) break;
+      if (ReadKey& first = keys[slots[slot]]; first == key) {
+        first.reductions_only = first.reductions_only && key.reductions_only;
+        break;
+      }
     }
   }
   keys.resize(kept);
@@ -45,7 +48,15 @@ void DropRepeats(std::vector<ReadKey>& keys) {
 
 void SortUniqueKeys(std::vector<ReadKey>& keys) {
   if (std::is_sorted(keys.begin(), keys.end())) {
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    size_t kept = 0;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (kept != 0 && keys[kept - 1] == keys[i]) {
+        keys[kept - 1].reductions_only = keys[kept - 1].reductions_only && keys[i].reductions_only;
+      } else {
+        keys[kept++] = keys[i];
+      }
+    }
+    keys.resize(kept);
     return;
   }
   DropRepeats(keys);

@@ -21,6 +21,10 @@ namespace litmus {
 // tensor at every step, and copying the names showed in profiles.
 struct ReadKey {
   uint32_t trial;
+  // Every rule that required it wants only reductions of it (LITMUS_REQUIRE_REDUCTIONS_ONLY):
+  // the reader may keep only a summary (Trial::Prefetch). Not part of the key: equal keys
+  // merge their flags (SortUniqueKeys).
+  bool reductions_only = false;
   std::string_view name;
   int64_t step;
   // In (trial, name, step) order: names compare by content, so that keys declared in name order
@@ -48,7 +52,8 @@ struct ReadValue {
   friend bool operator<(const ReadKey& a, const ReadValue& b) { return a < b.key; }
 };
 
-// Sorts `keys` and drops repeats. Rules usually declare in name order: then no sort is needed.
+// Sorts `keys` and drops repeats; a key kept is reductions_only if every repeat of it was. Rules
+// usually declare in name order: then no sort is needed.
 // Otherwise (the keys of several rules and steps, ~8x repeated with 20 rules) the repeats go first,
 // in one pass that compares names by address only, and the far fewer left are sorted by name.
 void SortUniqueKeys(std::vector<ReadKey>& keys);

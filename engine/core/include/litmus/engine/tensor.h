@@ -46,8 +46,14 @@ class Tensor {
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t num_elements() const { return num_elements_; }
   bool is_string() const { return IsString(dtype_); }
-  // Raw element bytes (empty for strings and zero-element tensors).
+  // Raw element bytes (empty for strings, zero-element tensors and summaries).
   std::span<const std::byte> bytes() const { return bytes_; }
+  // A summary of `value` (numeric): its dtype, shape and memos, without its data. What a reader
+  // keeps of a value that was wanted only for its reductions (Trial::Prefetch's reductions_only
+  // keys), so that the data need not stay in memory; never handed out as a value to read
+  // (Trial::Value never returns one).
+  static std::shared_ptr<const Tensor> SummaryOf(const Tensor& value);
+  bool is_summary() const { return summary_; }
   const std::vector<std::string>& strings() const { return strings_; }
   // Approximate memory held, for cache budgets.
   size_t memory_bytes() const;
@@ -85,6 +91,7 @@ class Tensor {
   std::span<const std::byte> bytes_;
   std::shared_ptr<const void> owner_;
   std::vector<std::string> strings_;
+  bool summary_ = false;
   // The first few memos in place (a tensor rarely gets more; the reader memoises a reduction of
   // every tensor it decodes, and an allocation each showed in profiles), the rest beyond. Writers
   // hold memo_mu_; memo_[i] for i < memo_count_ never changes once published, so readers of

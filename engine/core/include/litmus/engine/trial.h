@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -213,14 +214,22 @@ class Trial {
   // is now decoded without error (cached, or read by this call): what Value() of that key
   // returns, until a Refresh() (which can change what a key resolves to), has decoded fine; with
   // `with_values` that value too (taking a reference to each costs a little: only for callers
-  // that use them). Thread-safety as Value().
+  // that use them). With `reductions_only` (empty, or a flag per key), a flagged key is wanted
+  // only for the reductions asked of its tensor so far (by Reduction()): a large record of it is
+  // then read into a buffer of the reading thread that is used again for the next one (so it
+  // stays in the CPU caches), its reductions (and collected statistics) computed there, and
+  // only a summary kept (Tensor::SummaryOf: dtype, shape, memos), which Reduction() answers
+  // from and which `out` gives as the value; Value() of the key reads the record again.
+  // Thread-safety as Value().
   struct Prefetched {
     bool decoded = false;
     bool stored_reductions = false;  // the key's entry holds stored reductions (Reduction() prefers them)
-    TensorPtr value;                 // with_values: the decoded value
+    TensorPtr value;                 // with_values: the decoded value, or its summary
   };
   void Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched>* out = nullptr,
-                bool with_values = false) const;
+                bool with_values = false, std::span<const uint8_t> reductions_only = {}) const;
+  // How many raw values Prefetch has reduced and kept only as summaries (reductions_only).
+  uint64_t values_summarized() const;
   // A batch read for callers that use each value once (Python's Tensor.values(steps)): copies
   // the raw value of `name` at each of `steps` (of `mode`, default worker) into `out`, `each`
   // = out.size() / steps.size() bytes per step in order, reading the steps in parallel. Records
