@@ -373,10 +373,11 @@ struct Trial::Impl {
   // Reads the records of `wanted` (all in the event file `event_file` names: the catalog's
   // string of one of their entries) in coalesced runs and caches them.
   void PrefetchFile(std::string_view event_file, std::vector<Wanted>& wanted) const;
-  // Reads `w`'s record (w.summarize) into the calling thread's reused buffer, computes the
-  // reductions asked of its tensor (and its statistics if collected) there and caches its
-  // summary under SummaryKey. Anything that fails is skipped (Value() reads again and reports).
-  void Summarize(const std::string& path, const Wanted& w) const;
+  // Reads `w`'s record (w.summarize) from `file` (at `path`) into the calling thread's reused
+  // buffer, computes the reductions asked of its tensor (and its statistics if collected) there
+  // and caches its summary under SummaryKey. Anything that fails is skipped (Value() reads
+  // again and reports).
+  void Summarize(const std::string& path, const RandomAccessFile& file, const Wanted& w) const;
   mutable std::atomic<uint64_t> summarized{0};  // Summarize calls that kept a summary
   // Reads the records wanted[first, last) with one read spanning them all and caches each one;
   // on any failure it caches nothing (Value() reads them one by one and reports).
@@ -790,13 +791,19 @@ void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>&
     Decoded(w, *value);
   };
   const std::string path = Env::JoinPath(root, event_file);
-  const auto summarized = std::partition(wanted.begin(), wanted.end(), [](const Wanted& w) { return !w.summarize; });
-  if (summarized != wanted.end()) {
-    const size_t first = static_cast<size_t>(summarized - wanted.begin());
-    tbb::parallel_for(first, wanted.size(), [&](size_t i) { Summarize(path, wanted[i]); });
+  // Values wanted for their reductions only, in records that the file reads alone anyway (S3
+  // fetches many records with one request: those keep their data).
+  if (std::any_of(wanted.begin(), wanted.end(), [](const Wanted& w) { return w.summarize; })) {
+    StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
+    const uint64_t read_alone_above = file.ok() ? (*file)->coalescing().max_record_bytes : UINT64_MAX;
+    const auto kept = std::partition(wanted.begin(), wanted.end(), [&](const Wanted& w) {
+      return !w.summarize || w.entry->length <= read_alone_above;
+    });
+    const size_t first = static_cast<size_t>(kept - wanted.begin());
+    tbb::parallel_for(first, wanted.size(), [&](size_t i) { Summarize(path, **file, wanted[i]); });
     wanted.resize(first);
+    if (wanted.empty()) return;
   }
-  if (wanted.empty()) return;
   if (wanted.size() == 1) {
     read_alone(wanted.front());
     return;
@@ -891,9 +898,7 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
   cache.InsertAll(decoded);
 }
 
-void Trial::Impl::Summarize(const std::string& path, const Wanted& w) const {
-  StatusOr<std::shared_ptr<RandomAccessFile>> file = files.Get(path);
-  if (!file.ok()) return;
+void Trial::Impl::Summarize(const std::string& path, const RandomAccessFile& file, const Wanted& w) const {
   // The record lands where its data is aligned (as in Read), so decoding moves nothing.
   const size_t length = static_cast<size_t>(w.entry->length);
   size_t shift = 0;
@@ -905,7 +910,7 @@ void Trial::Impl::Summarize(const std::string& path, const Wanted& w) const {
     buffer.reset(new std::byte[capacity]);
   }
   const std::span<std::byte> record(buffer.get() + shift, length);
-  const StatusOr<size_t> read = (*file)->Read(w.start, record);
+  const StatusOr<size_t> read = file.Read(w.start, record);
   if (!read.ok() || *read < length) return;
   size_t content_offset = 0;
   // (The buffer outlives the decoded value, which does not leave this function: no owner.)

@@ -589,6 +589,15 @@ TEST(TrialValueTest, PrefetchKeepsOnlySummariesOfValuesWantedForReductions) {
   const int before = env.reads();
   LITMUS_ASSERT_OK(trial->Reduction("big", 1, kMean, true).status());
   EXPECT_EQ(env.reads(), before + 1) << "the released summary answers nothing";
+  // Storage that reads large records together (S3) keeps them: one read, not one per record.
+  CountingEnv together({.max_record_bytes = UINT64_MAX, .max_gap_bytes = 1 << 20, .max_read_bytes = 16 << 20});
+  LITMUS_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Trial> coalescing, Trial::Open(&together, t.root(), options));
+  for (const char* name : {"big", "other"}) LITMUS_ASSERT_OK(coalescing->Reduction(name, 0, kMean, true).status());
+  const int opened = together.reads();
+  coalescing->Prefetch({{"big", 3}, {"other", 3}}, &prefetched, true, std::vector<uint8_t>{1, 1});
+  EXPECT_EQ(Decoded(prefetched), (std::vector<uint8_t>{1, 1}));
+  EXPECT_EQ(coalescing->values_summarized(), 0u);
+  EXPECT_EQ(together.reads(), opened + 1);
 }
 
 }  // namespace
