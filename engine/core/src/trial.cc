@@ -271,8 +271,10 @@ struct Trial::Impl {
   static bool Summarizable(const internal::CatalogEntry& entry) {
     return entry.length >= kMinSummarizedRecordBytes && entry.length <= kMaxSummarizedRecordBytes;
   }
-  // The memo `reduction_key` of the summary of `entry`'s raw value, if one is cached.
+  // The memo `reduction_key` of the summary of `entry`'s raw value, if one is cached. (A value
+  // that cannot have one costs no cache lookup: reductions of small tensors are asked often.)
   std::optional<double> SummaryMemo(const internal::CatalogEntry& entry, uint32_t reduction_key) const {
+    if (!Summarizable(entry)) return std::nullopt;
     const TensorCache::Key key = SummaryKey(CacheKey(entry));
     TensorCache::Presence presence;
     TensorPtr summary;
