@@ -63,5 +63,22 @@ TEST(EndMarkerWatch, TheMarkerEndsAWaitAndReleaseEndsTheWatch) {
   watch.Release();
 }
 
+// A trial that has ended when the job starts is not watched (its marker stays): no inotify
+// instance, whose close waits for an RCU grace period on the job's way out. One without its
+// marker yet is; S3 trials never are.
+TEST(EndMarkerWatch, AnEndedTrialIsNotWatched) {
+  testing::TempDir ended, running;
+  std::ofstream(ended.path() / layout::kEndOfJobFile) << "{}";
+  EndMarkerWatch watch;
+  watch.Watch(ended.str());
+  EXPECT_FALSE(watch.watching());
+  watch.Watch("s3://bucket/trial");
+  EXPECT_FALSE(watch.watching());
+  watch.Watch(running.str());
+  EXPECT_TRUE(watch.watching());
+  watch.Release();
+  EXPECT_FALSE(watch.watching());
+}
+
 }  // namespace
 }  // namespace litmus

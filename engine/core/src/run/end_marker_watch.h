@@ -1,9 +1,9 @@
 // EndMarkerWatch: lets `litmus run`'s idle waits end as soon as the end-of-training marker
 // appears in a local trial (inotify on each local trial root), so a complete local trial ends
 // right after training_job_end.ts is renamed into place instead of at the next poll (issue 16:
-// end marker -> exit). S3 trials, and local folders that do not exist when the job starts, are
-// not watched: their waits end at the poll interval as before. Not thread-safe (the runner's
-// thread only).
+// end marker -> exit). S3 trials, local folders that do not exist when the job starts and trials
+// that have ended already are not watched: their waits end at the poll interval as before. Not
+// thread-safe (the runner's thread only).
 #pragma once
 
 #include <chrono>
@@ -21,7 +21,8 @@ class EndMarkerWatch {
   EndMarkerWatch(const EndMarkerWatch&) = delete;
   EndMarkerWatch& operator=(const EndMarkerWatch&) = delete;
 
-  // Watches the local folder `root` (s3:// paths and failures are ignored: polling still works).
+  // Watches the local folder `root` (s3:// paths and failures are ignored: polling still works),
+  // unless its end marker exists already.
   void Watch(const std::string& root);
 
   // Sleeps up to `duration` like stop.SleepFor, but returns (false) early once the end marker
@@ -33,6 +34,9 @@ class EndMarkerWatch {
   // grace period (0.1-20 ms measured, on the job's way out when the destructor did it). Later
   // waits sleep as without a watch; a later Watch starts a new one.
   void Release();
+
+  // Whether something is watched (an inotify instance is open).
+  bool watching() const { return fd_ >= 0; }
 
  private:
   // Reads the pending events; true if one of them is the marker's arrival.
