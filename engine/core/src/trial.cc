@@ -281,10 +281,9 @@ struct Trial::Impl {
     cache.PresenceOf(std::span<const TensorCache::Key>(&key, 1), std::span(&presence, 1), std::span(&summary, 1));
     return summary != nullptr ? summary->Memo(reduction_key) : std::nullopt;
   }
-  // Reads and decodes `record` of `entry` through the tensor cache; with `heap`, into the heap
-  // rather than options.record_buffers (AllocateRecordBuffer).
+  // Reads and decodes `record` of `entry` through the tensor cache.
   StatusOr<TensorPtr> Read(std::string_view name, int64_t global_step, const internal::CatalogEntry& entry,
-                           const Record& record, bool heap = false) const;
+                           const Record& record) const;
   // A record the index names that the event file does not hold (the file is absent or too
   // short): "not yet" while training runs, for at most options.missing_event_file_retry_limit
   // refreshes; DataLoss after that and once training has ended (docs/trial-format.md).
@@ -307,10 +306,6 @@ struct Trial::Impl {
     bool with_value;  // out->value receives the decoded value
     bool statistics = false;  // CollectStatistics asked for this tensor's
     bool summarize = false;   // only a summary is kept (Prefetch's reductions_only; see Summarize)
-    // Wanted for reductions not known yet (Prefetch's reductions_only; the tensor's first steps):
-    // read into the heap, not options.record_buffers, whose readers (rule workers) need none of
-    // it; the runner computes the reductions asked, from the cached value.
-    bool heap = false;
   };
   // What CollectStatistics asked (statistics_any: anything at all, read without the lock so
   // that a trial nobody asks pays nothing) and what was computed since the last TakeStatistics.
@@ -402,9 +397,9 @@ struct Trial::Impl {
   MappingCache::Key MappingKey(const internal::CatalogEntry& entry) const {
     return catalog.files().of(entry).event_file.data();
   }
-  // A buffer for `size` bytes of records: options.record_buffers (unless `heap`), else the heap.
-  std::shared_ptr<std::byte[]> AllocateRecordBuffer(size_t size, bool heap = false) const {
-    if (options.record_buffers && !heap) return options.record_buffers->Allocate(size);
+  // A buffer for `size` bytes of records: options.record_buffers, else the heap.
+  std::shared_ptr<std::byte[]> AllocateRecordBuffer(size_t size) const {
+    if (options.record_buffers) return options.record_buffers->Allocate(size);
     return std::shared_ptr<std::byte[]>(new std::byte[size]);
   }
 
@@ -713,7 +708,7 @@ std::optional<FileMapping> Trial::Impl::MappingFor(std::string_view event_file, 
 }
 
 StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step,
-                                      const internal::CatalogEntry& entry, const Record& location, bool heap) const {
+                                      const internal::CatalogEntry& entry, const Record& location) const {
   return cache.GetOrLoad(location.key, [&]() -> StatusOr<TensorPtr> {
     const std::string path = Env::JoinPath(root, catalog.files().of(entry).event_file);
     if (location.length > kMaxRecordLength) {
@@ -744,7 +739,7 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
         shift = (kMaxAlignment - hint % kMaxAlignment) % kMaxAlignment;
       }
     }
-    std::shared_ptr<std::byte[]> buffer = AllocateRecordBuffer(length + shift, heap);
+    std::shared_ptr<std::byte[]> buffer = AllocateRecordBuffer(length + shift);
     const std::span<std::byte> record(buffer.get() + shift, length);
     LITMUS_ASSIGN_OR_RETURN(size_t read, (*file)->Read(location.start_idx, record));
     if (read < location.length) {
@@ -793,7 +788,7 @@ void Trial::Impl::ComputeReductions(const Tensor& value, uint32_t keys, TensorSt
 
 void Trial::Impl::PrefetchFile(std::string_view event_file, std::vector<Wanted>& wanted) const {
   const auto read_alone = [this](const Wanted& w) {
-    const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, RawRecord(*w.entry, w.name), w.heap);
+    const StatusOr<TensorPtr> value = Read(w.name, w.global_step, *w.entry, RawRecord(*w.entry, w.name));
     if (!value.ok()) return;
     Decoded(w, *value);
   };
@@ -1112,8 +1107,12 @@ std::vector<TensorEntry> Trial::Entries(const std::string& name, int64_t global_
 }
 
 StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
-                                 const std::optional<std::string>& worker) const {
+                                 const std::optional<std::string>& worker, bool rule_read) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
+  // (Read first: the flag is usually set already, and a write would take the cache line.)
+  if (rule_read && !resolved.tensor->raw_read.load(std::memory_order_relaxed)) {
+    resolved.tensor->raw_read.store(true, std::memory_order_relaxed);
+  }
   const internal::CatalogEntry& entry = *resolved.entry;
   if (!entry.has_location()) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
@@ -1141,12 +1140,11 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
     if (out != nullptr) (*out)[k].stored_reductions = impl_->catalog.files().has_stored_reductions(entry);
     const uint32_t asked = resolved->tensor->reductions_asked.load(std::memory_order_relaxed);
     // (Summarized only once the rules' reductions are known, i.e. after the tensor's first read.)
-    const bool only_reductions = k < reductions_only.size() && reductions_only[k] != 0 && Impl::Summarizable(entry);
-    const bool summarize = only_reductions && asked != 0;
+    const bool summarize = k < reductions_only.size() && reductions_only[k] != 0 && asked != 0 && Impl::Summarizable(entry) &&
+                           !resolved->tensor->raw_read.load(std::memory_order_relaxed);
     wanted.push_back({key, name, resolved->global_step, &entry, impl_->catalog.files().start(entry), asked,
                       out != nullptr ? out->data() + k : nullptr, with_values,
-                      statistics_lock.owns_lock() && impl_->StatisticsAsked(*resolved->tensor), summarize,
-                      only_reductions && !summarize});
+                      statistics_lock.owns_lock() && impl_->StatisticsAsked(*resolved->tensor), summarize});
     cache_keys.push_back(key);
     // (A summary will do too; a cached raw value is found first.)
     if (summarize) cache_keys.push_back(Impl::SummaryKey(key));

@@ -57,6 +57,9 @@ struct TensorRecord {
   // that a prefetch looks the name up once per CollectStatistics call rather than per value.
   mutable uint32_t statistics_generation = 0;
   mutable bool statistics_asked = false;
+  // Also the reader's: whether a rule has read a raw value of this tensor (Trial::Value's
+  // rule_read), after which Prefetch keeps its values whole. Set once, from any thread.
+  mutable std::atomic<bool> raw_read{false};
   // Modes this tensor has entries in (ModeBit), so that the per-mode name sets are touched once
   // per tensor and mode rather than once per entry.
   uint32_t modes_seen = 0;

@@ -600,50 +600,33 @@ TEST(TrialValueTest, PrefetchKeepsOnlySummariesOfValuesWantedForReductions) {
   EXPECT_EQ(together.reads(), opened + 1);
 }
 
-// Record buffers that count what they hand out (the isolation arena's place).
-class CountingBuffers : public RecordBufferAllocator {
- public:
-  std::shared_ptr<std::byte[]> Allocate(size_t size) override {
-    ++allocations;
-    return std::shared_ptr<std::byte[]>(new std::byte[size]);
-  }
-  std::atomic<int> allocations{0};
-};
-
-// A large value wanted only for reductions that are not known yet (a tensor's first steps) is
-// read into the heap, not into the record buffers (whose readers, rule workers, need none of
-// it), and cached whole: the reductions asked next are computed from it. Other values use the
-// record buffers.
-TEST(TrialValueTest, ValuesForReductionsNotKnownYetAreReadIntoTheHeap) {
+// Once a rule has read a raw value of a tensor (Value's rule_read: the host's tensor_value), its
+// values are kept whole even where they are wanted for reductions only: rules that require a
+// tensor for its reductions may read its values too (built-in ones do), and each value would
+// otherwise be read twice.
+TEST(TrialValueTest, ATensorWhoseValueARuleReadIsKeptWhole) {
   SyntheticTrial t;
   t.WriteCollections({"worker_0"}, 1);
-  for (int64_t step = 0; step < 2; ++step) {
-    t.WriteStep(step, "worker_0", Mode::kTrain, step,
-                {{"big", std::vector<float>(40000, 0.5f + static_cast<float>(step))}, {"raw", std::vector<float>(40000, 2.0f)}});
+  for (int64_t step = 0; step < 3; ++step) {
+    t.WriteStep(step, "worker_0", Mode::kTrain, step, {{"big", std::vector<float>(40000, 0.5f + static_cast<float>(step))}});
   }
   t.WriteEndMarker();
-  TrialOptions options;
-  options.training_end_delay_refresh_s = 0;
-  auto buffers = std::make_shared<CountingBuffers>();
-  options.record_buffers = buffers;
-  LITMUS_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Trial> trial, Trial::Open(Env::Default(), t.root(), options));
+  std::unique_ptr<Trial> trial = OpenDir(t.root());
+  ASSERT_NE(trial, nullptr);
+  LITMUS_ASSERT_OK(trial->Reduction("big", 0, layout::Reduction::kMean, true).status());
   std::vector<Trial::Prefetched> prefetched;
-  trial->Prefetch({{"big", 0}}, &prefetched, /*with_values=*/true, std::vector<uint8_t>{1});
-  ASSERT_TRUE(prefetched[0].decoded);
-  EXPECT_FALSE(prefetched[0].value->is_summary()) << "no reductions known: kept whole";
-  EXPECT_EQ(prefetched[0].value->bytes().size(), 40000u * sizeof(float));
-  EXPECT_EQ(buffers->allocations.load(), 0) << "read into the heap";
-  LITMUS_ASSERT_OK_AND_ASSIGN(const double mean, trial->Reduction("big", 0, layout::Reduction::kMean, true));
-  EXPECT_EQ(mean, 0.5);
-  EXPECT_EQ(buffers->allocations.load(), 0) << "computed from the cached value";
-  trial->Prefetch({{"raw", 0}, {"raw", 1}}, &prefetched, /*with_values=*/true, std::vector<uint8_t>{0, 0});
-  EXPECT_EQ(buffers->allocations.load(), 2) << "values wanted whole use the record buffers";
-  // Once the reductions are known: a summary, in no buffer at all.
   trial->Prefetch({{"big", 1}}, &prefetched, /*with_values=*/true, std::vector<uint8_t>{1});
+  ASSERT_TRUE(prefetched[0].decoded);
   EXPECT_TRUE(prefetched[0].value->is_summary());
-  EXPECT_EQ(buffers->allocations.load(), 2);
-  LITMUS_ASSERT_OK_AND_ASSIGN(const double next, trial->Reduction("big", 1, layout::Reduction::kMean, true));
-  EXPECT_EQ(next, 1.5);
+  LITMUS_ASSERT_OK(trial->Value("big", 1).status());  // the runner's own read: no rule's
+  trial->Prefetch({{"big", 1}}, &prefetched, /*with_values=*/true, std::vector<uint8_t>{1});
+  EXPECT_FALSE(prefetched[0].value->is_summary()) << "the cached whole value is found first";
+  LITMUS_ASSERT_OK(trial->Value("big", 1, Mode::kGlobal, std::nullopt, /*rule_read=*/true).status());
+  trial->Prefetch({{"big", 2}}, &prefetched, /*with_values=*/true, std::vector<uint8_t>{1});
+  ASSERT_TRUE(prefetched[0].decoded);
+  EXPECT_FALSE(prefetched[0].value->is_summary()) << "a rule read big: kept whole";
+  EXPECT_EQ(prefetched[0].value->bytes().size(), 40000u * sizeof(float));
+  EXPECT_EQ(trial->values_summarized(), 1u);
 }
 
 }  // namespace

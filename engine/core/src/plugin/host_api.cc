@@ -439,7 +439,7 @@ litmus_status_t HostTensorValue(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
     }
     std::optional<TensorArgs> args = GetTensorArgs(ctx, trial, name, mode, worker, "tensor_value");
     if (!args) return LITMUS_INVALID_ARGUMENT;
-    StatusOr<TensorPtr> value = args->trial->Value(args->name, step, args->mode, args->worker);
+    StatusOr<TensorPtr> value = args->trial->Value(args->name, step, args->mode, args->worker, /*rule_read=*/true);
     if (!value.ok()) {
       return TrialFailure(ctx, *args->trial, value.status(), std::string(args->name), step, args->mode, args->worker, true);
     }

@@ -201,8 +201,13 @@ class Trial {
   // TrialOptions::missing_event_file_retry_limit refreshes) and DataLoss after that or after the
   // end marker: a damaged trial is an error, never "not saved" (the message names the file,
   // tensor, step, worker and offset).
+  // `rule_read`: a rule asked for the value (the host's tensor_value). From then on Prefetch keeps
+  // the tensor's values whole even where they are wanted for reductions only (its
+  // reductions_only): rules that require a tensor for its reductions may still read its values
+  // (built-in ones do, falling back to saved reductions), and reading each value twice would
+  // cost more than keeping it.
   StatusOr<TensorPtr> Value(std::string_view name, int64_t step, Mode mode = Mode::kGlobal,
-                            const std::optional<std::string>& worker = std::nullopt) const;
+                            const std::optional<std::string>& worker = std::nullopt, bool rule_read = false) const;
   // (tensor name, global step): the raw value of the default worker, for Prefetch and Release.
   // The name is borrowed for the call (callers pass views of names they hold).
   using StepTensor = std::pair<std::string_view, int64_t>;
@@ -219,7 +224,8 @@ class Trial {
   // then read into a buffer of the reading thread that is used again for the next one (so it
   // stays in the CPU caches), its reductions (and collected statistics) computed there, and
   // only a summary kept (Tensor::SummaryOf: dtype, shape, memos), which Reduction() answers
-  // from and which `out` gives as the value; Value() of the key reads the record again.
+  // from and which `out` gives as the value; Value() of the key reads the record again (and
+  // once a rule has read a value of the tensor, see Value's rule_read, they are kept whole).
   // Thread-safety as Value().
   struct Prefetched {
     bool decoded = false;
