@@ -370,6 +370,12 @@ struct Trial::Impl {
     std::lock_guard<std::mutex> lock(offsets_mu);
     content_offsets[std::string(tensor_name)] = offset;
   }
+  // How far into its buffer to read a large record of `tensor_name` so that its data lands
+  // aligned (by where it started in the tensor's last record; 0 when unknown).
+  size_t AligningShift(std::string_view tensor_name) const {
+    const size_t hint = ContentOffsetHint(tensor_name);
+    return hint == 0 ? 0 : (kMaxAlignment - hint % kMaxAlignment) % kMaxAlignment;
+  }
   mutable std::mutex offsets_mu;
   mutable std::unordered_map<std::string, size_t> content_offsets;
   // Reads the records of `wanted` (all in the event file `event_file` names: the catalog's
@@ -733,12 +739,7 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
     // offset changes rarely (with the length of the step number), and a wrong guess only costs
     // the move.
     const size_t length = static_cast<size_t>(location.length);
-    size_t shift = 0;
-    if (length >= kShiftedReadMinBytes) {
-      if (const size_t hint = ContentOffsetHint(location.name); hint != 0) {
-        shift = (kMaxAlignment - hint % kMaxAlignment) % kMaxAlignment;
-      }
-    }
+    const size_t shift = length >= kShiftedReadMinBytes ? AligningShift(location.name) : 0;
     std::shared_ptr<std::byte[]> buffer = AllocateRecordBuffer(length + shift);
     const std::span<std::byte> record(buffer.get() + shift, length);
     LITMUS_ASSIGN_OR_RETURN(size_t read, (*file)->Read(location.start_idx, record));
@@ -903,8 +904,7 @@ void Trial::Impl::ReadRun(const std::string& path, const RandomAccessFile& file,
 void Trial::Impl::Summarize(const std::string& path, const RandomAccessFile& file, const Wanted& w) const {
   // The record lands where its data is aligned (as in Read), so decoding moves nothing.
   const size_t length = static_cast<size_t>(w.entry->length);
-  size_t shift = 0;
-  if (const size_t hint = ContentOffsetHint(w.name); hint != 0) shift = (kMaxAlignment - hint % kMaxAlignment) % kMaxAlignment;
+  const size_t shift = AligningShift(w.name);
   thread_local std::unique_ptr<std::byte[]> buffer;
   thread_local size_t capacity = 0;
   if (capacity < length + shift) {
