@@ -4,7 +4,8 @@
 // length, in its protobuf payload or in its tensor data, all with real payload CRCs): ExplodingTensor
 // must end in Error (exit 2) naming the file, tensor, step and worker, never NoIssuesFound;
 // --skip-damaged skips the step and says so; `litmus inspect` lists the damage and exits 2. Also a
-// live trial (no end marker) whose record never arrives, a full disk and a read-only output folder.
+// live trial (no end marker) whose record never arrives, a full disk and a read-only output folder,
+// and a disk that fills at the end (the report says so).
 #include <unistd.h>
 
 #include <filesystem>
@@ -235,6 +236,44 @@ TEST(RunDamaged, AFullOrReadOnlyOutputFolderIsExitThree) {
   ASSERT_TRUE(read_only.has_value());
   EXPECT_EQ(read_only->exit_code, 3) << read_only->err;
   EXPECT_THAT(read_only->err, HasSubstr("Read-only file system")) << read_only->err;
+}
+
+// The job's last files written at the end (the series files, with the report made meanwhile)
+// fail on a full disk: exit 3, and the report, written elsewhere, says so (it is made again once
+// the failure is known). The output folder has room for the job's small files, not for the
+// series of 40 tensors x 100 steps (two series each, ~0.5 MB of JSON).
+TEST(RunDamaged, FilesThatCannotBeWrittenAtTheEndAreInTheReport) {
+  TempDir trial, elsewhere;
+  {
+    writer::WriterOptions options;
+    options.save_config = writer::SaveConfig::Every(1);
+    auto w = writer::Writer::Open(trial.str(), options);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    for (int64_t step = 0; step < 100; ++step) {
+      ASSERT_TRUE((*w)->BeginStep().ok());
+      for (int t = 0; t < 40; ++t) {
+        ASSERT_TRUE((*w)->SaveTensor("gradient/w" + std::to_string(t), std::vector<float>(4, 0.5f), {4}).ok());
+      }
+      ASSERT_TRUE((*w)->EndStep().ok());
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  const fs::path report = elsewhere.path() / "report.html";
+  std::string run = "'";
+  run += LitmusBinary();
+  run += "' run --trial '";
+  run += trial.str();
+  run += "' --rule ExplodingTensor --keep-going --output-dir \"$D/out\" --report '";
+  run += report.string();
+  run += "'";
+  auto result = InTinyTmpfs(run, /*read_only=*/false);
+  if (!result) GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace here (needs root and unshare)";
+  EXPECT_EQ(result->exit_code, 3) << result->err;
+  EXPECT_THAT(result->err, HasSubstr("ExplodingTensor.series.json: No space left on device")) << result->err;
+  ASSERT_TRUE(fs::exists(report)) << result->err;
+  const std::string page = ReadWholeFile(report);
+  EXPECT_NE(page.find("finished, exit code 3"), std::string::npos) << "the report's job line: "
+                                                                  << page.substr(page.find("<h1>"), 200);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ Status WriteFileAtomically(Env* env, const std::string& path, const std::string&
   if (!file.ok()) return file.status();
   Status written = (*file)->Append(std::as_bytes(std::span(content.data(), content.size())));
   if (written.ok()) written = (*file)->Close();
-  if (written.ok()) written = env->RenameFile(temp, path);
+  if (written.ok()) written = env->ReplaceUnsyncedFile(temp, path);
   if (!written.ok()) {
     (void)(*file)->Close();
     (void)env->RemoveFile(temp);

@@ -73,7 +73,8 @@ class ReportGenerator {
   std::unique_ptr<TrialCurves> curves_;  // once the trial is known
 };
 
-// `content` to `path` through `env`: written to path + ".tmp", then renamed over `path`.
+// `content` to `path` through `env`: written to path + ".tmp", then put in place of `path`
+// (Env::ReplaceUnsyncedFile: a report is rewritten often and never synced).
 Status WriteFileAtomically(Env* env, const std::string& path, const std::string& content);
 
 }  // namespace litmus::report

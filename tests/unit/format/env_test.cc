@@ -1,5 +1,5 @@
 // Tests for Env::Default() (LocalEnv): reads, mapped views, gather writes, exclusive create, rename, mkdir -p,
-// error codes, and ListFiles ordering, start_after filtering and subtree pruning.
+// error codes, replacing unsynced files, and ListFiles ordering, start_after filtering and subtree pruning.
 #include "litmus/format/env.h"
 
 #include <gtest/gtest.h>
@@ -203,6 +203,32 @@ TEST(EnvTest, RenameReplacesAtomically) {
   LITMUS_ASSERT_OK_AND_ASSIGN(size_t n,
                               reader->Read(0, std::as_writable_bytes(std::span(buf.data(), 3))));
   EXPECT_EQ(buf.substr(0, n), "old");
+}
+
+// ReplaceUnsyncedFile (renameat2's exchange, then the old content removed) is, to its readers, the
+// same atomic replace; with no file to replace yet, or no file to put in place, a rename's.
+TEST(EnvTest, ReplaceUnsyncedFileReplacesAtomically) {
+  TempDir dir;
+  Env* env = Env::Default();
+  const std::string target = Env::JoinPath(dir.str(), "report.html");
+  const std::string temp = Env::JoinPath(dir.str(), "report.html.tmp");
+  dir.WriteFile("report.html.tmp", "first");
+  LITMUS_ASSERT_OK(env->ReplaceUnsyncedFile(temp, target));  // (nothing to replace yet)
+  EXPECT_EQ(testing::ReadWholeFile(dir.path() / "report.html"), "first");
+  LITMUS_ASSERT_OK_AND_ASSIGN(auto reader, env->NewRandomAccessFile(target));
+  dir.WriteFile("report.html.tmp", "second");
+  LITMUS_ASSERT_OK(env->ReplaceUnsyncedFile(temp, target));
+  EXPECT_EQ(testing::ReadWholeFile(dir.path() / "report.html"), "second");
+  // Only the target is left: the replaced content is gone from the folder...
+  std::vector<FileEntry> files;
+  LITMUS_ASSERT_OK(env->ListFiles(dir.str(), "", &files));
+  EXPECT_EQ(Paths(files), std::vector<std::string>{"report.html"});
+  // ...and a reader opened before keeps seeing it.
+  std::string buf(5, '\0');
+  LITMUS_ASSERT_OK_AND_ASSIGN(size_t n, reader->Read(0, std::as_writable_bytes(std::span(buf.data(), 5))));
+  EXPECT_EQ(buf.substr(0, n), "first");
+  EXPECT_EQ(env->ReplaceUnsyncedFile(temp, target).code(), StatusCode::kNotFound);  // (no temp file)
+  EXPECT_EQ(testing::ReadWholeFile(dir.path() / "report.html"), "second");
 }
 
 TEST(EnvTest, CreateDirs) {

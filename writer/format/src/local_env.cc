@@ -1,6 +1,6 @@
 // LocalEnv: POSIX files. Reads use pread (safe from many threads) or a read-only shared mmap
 // (RandomAccessFile::Mapped), appends use writev with short-write and EINTR loops, publication
-// uses rename(2). ListFiles walks directories through
+// uses rename(2) (renameat2's exchange for ReplaceUnsyncedFile). ListFiles walks directories through
 // openat/fdopendir, emits paths in bytewise order by construction and prunes subtrees that sort
 // entirely at or before start_after. Thread-safe (no shared mutable state).
 #include "local_env.h"
@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -338,6 +339,17 @@ Status LocalEnv::RenameFile(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0)
     return PathError(errno, "rename", from + " -> " + to);
   return OkStatus();
+}
+
+Status LocalEnv::ReplaceUnsyncedFile(const std::string& from, const std::string& to) {
+  // The two names swapped (renameat2 RENAME_EXCHANGE: ext4 starts no writeback for it), then the
+  // old content, now under `from`, removed. No `to` yet (ENOENT), or a file system without the
+  // exchange (EINVAL): a plain rename, which has nothing to replace or is what that system does.
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) == 0) {
+    if (::unlink(from.c_str()) != 0) return PathError(errno, "remove the replaced", from);
+    return OkStatus();
+  }
+  return RenameFile(from, to);
 }
 
 Status LocalEnv::RemoveFile(const std::string& path) {

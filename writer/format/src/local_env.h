@@ -17,6 +17,7 @@ class LocalEnv final : public Env {
   StatusOr<bool> IsDirectory(const std::string& path) override;
   Status CreateDirs(const std::string& path) override;
   Status RenameFile(const std::string& from, const std::string& to) override;
+  Status ReplaceUnsyncedFile(const std::string& from, const std::string& to) override;
   Status RemoveFile(const std::string& path) override;
 };
 

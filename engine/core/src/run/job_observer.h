@@ -38,7 +38,8 @@ class JobObserver {
   virtual void RuleFired(const std::string& rule, int64_t step, const std::string& message) = 0;
   // The job's files (status.json, rule-reports/, events.jsonl) were brought up to date:
   // periodically while rules run, and once more at the end (`finished`, after the exit code is
-  // in status.json).
+  // in status.json; the series files may still be being written, from the same stores), and
+  // again if the job's files then turned out not written (the exit code changed to an error).
   virtual void FilesWritten(bool finished) = 0;
 };
 

@@ -14,6 +14,7 @@
 
 #include "json_string.h"
 #include "litmus/events/event_publisher.h"
+#include "litmus/format/env.h"
 
 namespace litmus {
 namespace {
@@ -344,7 +345,7 @@ void JobReporter::WriteRuleReport(const std::string& configuration_name, const R
 
 void JobReporter::WriteRuleSeries(const std::string& configuration_name, std::span<const std::string> json) {
   const auto path = std::filesystem::path(paths_.output_dir) / "rule-reports" / (configuration_name + ".series.json");
-  WriteFileAtomically(path.string(), json, /*in_output_dir=*/true);
+  WriteFileAtomically(path.string(), json, /*in_output_dir=*/true, /*unsynced=*/true);
 }
 
 void JobReporter::Finish(int exit_code, const std::string& line) {
@@ -466,7 +467,7 @@ void JobReporter::WriteStatusLocked() {
 }
 
 void JobReporter::WriteFileAtomically(const std::string& path, std::span<const std::string> pieces,
-                                      bool in_output_dir) {
+                                      bool in_output_dir, bool unsynced) {
   // Beside the target, unless it is in the output folder and the layout names a temp folder
   // there (SageMaker's .sagemaker-ignore, which the platform does not upload): a rename never
   // crosses file systems. Hidden, and unique to this process.
@@ -491,7 +492,12 @@ void JobReporter::WriteFileAtomically(const std::string& path, std::span<const s
       return;
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (unsynced) {
+    if (Status replaced = Env::Default()->ReplaceUnsyncedFile(tmp, path); !replaced.ok()) {
+      RecordWriteFailure(path + ": " + std::string(replaced.message()));
+      std::remove(tmp.c_str());
+    }
+  } else if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     RecordWriteFailure(path + ": " + std::strerror(errno));
     std::remove(tmp.c_str());
   }

@@ -94,7 +94,7 @@ class JobReporter {
   void WriteStatus();
   void WriteRuleReport(const std::string& configuration_name, const RuleReportData& report);
   // rule-reports/<configuration_name>.series.json: the pieces of `json` as given, one after the
-  // other (run/series_files.h).
+  // other (run/series_files.h); never synced (Env::ReplaceUnsyncedFile).
   void WriteRuleSeries(const std::string& configuration_name, std::span<const std::string> json);
   // Every rule still InProgress becomes Stopped with `details` (as SetRuleStatus); for a job that
   // must end at once (isolation/stop_watchdog.h).
@@ -132,8 +132,10 @@ class JobReporter {
   void WriteFileAtomically(const std::string& path, const std::string& content, bool in_output_dir) {
     WriteFileAtomically(path, std::span(&content, 1), in_output_dir);
   }
-  // `pieces` one after the other.
-  void WriteFileAtomically(const std::string& path, std::span<const std::string> pieces, bool in_output_dir);
+  // `pieces` one after the other. `unsynced`: a large by-product rewritten often (the series),
+  // which replaces its previous version without a writeback forced (Env::ReplaceUnsyncedFile).
+  void WriteFileAtomically(const std::string& path, std::span<const std::string> pieces, bool in_output_dir,
+                           bool unsynced = false);
 
   struct RuleEntry {
     std::string configuration_name;

@@ -1585,7 +1585,12 @@ struct JobRunner::Impl {
       line = ConditionMetLine(std::move(firings));
     }
     progress->Clear();
-    for (auto& r : rules) WriteReport(*r);
+    for (auto& r : rules) WriteReport(*r);  // (the series files in the background)
+    reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
+    reporter->Finish(code, line);
+    // The by-products (the HTML report) are made while the series files are written: both only
+    // read the rules' series stores, and a large job's take tens of milliseconds each.
+    for (JobObserver* o : observers) o->FilesWritten(true);
     series_files.Wait();
     if (series_files.writes() > 0) spdlog::debug("series files written {} times", series_files.writes());
     for (size_t t = 0; t < trials.size(); ++t) {
@@ -1593,18 +1598,17 @@ struct JobRunner::Impl {
         spdlog::debug("trial {}: {} values read only for their reductions (not kept)", trial_paths[t], n);
       }
     }
-    reporter->SetJobProgress(steps_evaluated, last_evaluated_step);
-    reporter->Finish(code, line);
     // A stopped job (SIGTERM: a pod evicted, a spot instance reclaimed) resumes when restarted.
     MaybeCheckpoint(/*force=*/true, /*finished=*/code != kExitStopped);
-    // A verdict that could not be written is not a verdict: the job fails (docs/run.md).
+    // A verdict that could not be written is not a verdict: the job fails (docs/run.md), and the
+    // by-products say so too.
     if (const std::optional<std::string> failure = reporter->write_failure()) {
       code = kExitInternal;
       line = "InternalServerError: cannot write the job's files: " + *failure;
       reporter->Finish(code, line);
+      for (JobObserver* o : observers) o->FilesWritten(true);
     }
     if (code == kExitClientError || code == kExitInternal) spdlog::error("{}", line);
-    for (JobObserver* o : observers) o->FilesWritten(true);
     for (auto& r : rules) {
       verdict.push_back({.rule = r->config.configuration_name,
                          .status = std::string(RuleStatusName(r->status)),
