@@ -157,9 +157,14 @@ void TrialCurves::ReadStats(std::optional<int64_t> through) {
   struct Planned {
     int64_t step;
     Cursor after;
+    bool read;
+  };
+  struct StepReads {
+    int32_t mode = 0;               // the LITMUS_MODE_* of the step
+    std::vector<uint32_t> tensors;  // the watched tensors read at it
   };
   std::vector<std::vector<Planned>> plans(watched_.size());
-  std::map<int64_t, std::vector<uint32_t>> reads;  // step -> the watched tensors read at it
+  std::map<int64_t, StepReads> reads;
   for (uint32_t i = 0; i < watched_.size(); ++i) {
     if (!trial_->HasTensor(watched_[i])) continue;
     Cursor c = stat_cursors_[watched_[i]];
@@ -167,18 +172,19 @@ void TrialCurves::ReadStats(std::optional<int64_t> through) {
       if (step <= c.last_step) continue;
       if (through && step > *through) break;
       while (c.seen >= kFullSteps * c.stride) c.stride *= 2;
-      if (c.seen % c.stride == 0) reads[step].push_back(i);
+      const bool read = c.seen % c.stride == 0;
+      if (read) reads[step].tensors.push_back(i);
       ++c.seen;
       c.last_step = step;
-      plans[i].push_back({step, c});
+      plans[i].push_back({step, c, read});
     }
+  }
+  for (auto& [step, at] : reads) {
+    const auto step_mode = trial_->ModeOfGlobalStep(step);
+    at.mode = static_cast<int32_t>(step_mode ? step_mode->first : Mode::kGlobal);
   }
   constexpr int64_t kReadable = INT64_MAX;
   std::vector<int64_t> blocked(watched_.size(), kReadable);  // the first step not yet readable
-  // Step by step, a few steps at a time: the records of a step lie together in its event files,
-  // so Prefetch reads a batch with a few reads instead of one per tensor and step. What the
-  // trial collected (the runner's reads) is not read again.
-  constexpr size_t kBatchKeys = 64;
   // What was collected of watched tensor i at `step` (or null), for steps asked in increasing
   // order: `next` holds each tensor's position in pending_ (a pass's own).
   const auto collected_at = [this](std::vector<size_t>& next, uint32_t i, int64_t step) -> const TensorStatistics* {
@@ -187,43 +193,64 @@ void TrialCurves::ReadStats(std::optional<int64_t> through) {
     while (k < pending.size() && pending[k].first < step) ++k;
     return k < pending.size() && pending[k].first == step ? &pending[k].second : nullptr;
   };
+  // 1. The values the trial did not collect (the runner's reads), read step by step, a few steps
+  //    at a time: the records of a step lie together in its event files, so Prefetch reads a
+  //    batch with a few reads instead of one per tensor and step. Their statistics wait in
+  //    `read_here` for step 2.
+  constexpr size_t kBatchKeys = 64;
+  std::vector<std::vector<Collected>> read_here(watched_.size());
   std::vector<size_t> next_key(watched_.size(), 0), next_read(watched_.size(), 0);
   for (auto begin = reads.begin(); begin != reads.end();) {
     std::vector<Trial::StepTensor> keys;
     auto end = begin;
     for (; end != reads.end() && keys.size() < kBatchKeys; ++end) {
-      for (const uint32_t i : end->second) {
+      for (const uint32_t i : end->second.tensors) {
         if (collected_at(next_key, i, end->first) == nullptr) keys.emplace_back(watched_[i], end->first);
       }
     }
     if (!keys.empty()) trial_->Prefetch(keys);
-    for (auto at = begin; at != end; ++at) {
+    for (auto at = keys.empty() ? end : begin; at != end; ++at) {
       const int64_t step = at->first;
-      const auto step_mode = trial_->ModeOfGlobalStep(step);
-      const int32_t mode = static_cast<int32_t>(step_mode ? step_mode->first : Mode::kGlobal);
-      for (const uint32_t i : at->second) {
-        if (blocked[i] != kReadable) continue;
-        const std::string& tensor = watched_[i];
-        if (const TensorStatistics* collected = collected_at(next_read, i, step)) {
-          AddStats(i, step, mode, *collected);
-          ++statistics_collected_;
-          continue;
-        }
+      for (const uint32_t i : at->second.tensors) {
+        if (blocked[i] != kReadable || collected_at(next_read, i, step) != nullptr) continue;
         ++values_read_;
-        StatusOr<TensorPtr> value = trial_->Value(tensor, step);
+        StatusOr<TensorPtr> value = trial_->Value(watched_[i], step);
         if (!value.ok()) {
           if (value.status().code() == StatusCode::kOutOfRange) {
             blocked[i] = step;  // not yet readable: from this step on next time
             continue;
           }
-          spdlog::debug("report: tensor {} at step {} left out: {}", tensor, step, value.status().message());
+          spdlog::debug("report: tensor {} at step {} left out: {}", watched_[i], step, value.status().message());
         } else {
-          AddStats(i, step, mode, ComputeStatistics(**value));
+          read_here[i].emplace_back(step, ComputeStatistics(**value));
         }
       }
     }
     if (!keys.empty()) trial_->Release(keys);
     begin = end;
+  }
+  // 2. The curves, tensor by tensor (its five series stay in cache; step by step, each point went
+  //    to another tensor's), in step order up to the first step not yet readable: what was
+  //    collected, else what was read (a value left out has neither).
+  std::vector<size_t> next_added(watched_.size(), 0);
+  for (uint32_t i = 0; i < watched_.size(); ++i) {
+    auto step_reads = reads.begin();
+    size_t next_here = 0;
+    for (const Planned& p : plans[i]) {
+      if (p.step >= blocked[i]) break;
+      if (!p.read) continue;
+      while (step_reads->first < p.step) ++step_reads;  // (p.step is one of its keys)
+      if (const TensorStatistics* collected = collected_at(next_added, i, p.step)) {
+        AddStats(i, p.step, step_reads->second.mode, *collected);
+        ++statistics_collected_;
+        continue;
+      }
+      const std::vector<Collected>& here = read_here[i];
+      while (next_here < here.size() && here[next_here].first < p.step) ++next_here;
+      if (next_here < here.size() && here[next_here].first == p.step) {
+        AddStats(i, p.step, step_reads->second.mode, here[next_here].second);
+      }
+    }
   }
   // Each cursor moves past the steps considered, up to the first one not yet readable; what was
   // collected for the steps it passed is no longer needed.

@@ -96,7 +96,8 @@ class TrialCurves {
     int64_t stride = 1;
   };
   void ReadLosses();
-  // The watched tensors' steps since their cursors, read step by step in batches (Prefetch).
+  // The watched tensors' steps since their cursors: the values not collected read step by step in
+  // batches (Prefetch), then the curves added to tensor by tensor.
   void ReadStats(std::optional<int64_t> through);
   // The statistics of watched tensor i at `step`; `mode`: the LITMUS_MODE_* of `step`.
   void AddStats(uint32_t i, int64_t step, int32_t mode, const TensorStatistics& s);
