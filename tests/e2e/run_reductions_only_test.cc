@@ -82,10 +82,10 @@ TEST(RunReductionsOnly, ARuleThatReadsOnlyReductionsIsEvaluated) {
   EXPECT_EQ(o.report["Details"]["abs_mean"], 100.0);
 }
 
-// Six TRAIN steps of three gradients of 20,000 float32 each (80 kB records: large enough for
-// the runner to keep only a summary of a value wanted only for its reductions); gradient/b's
-// values at step 4 are 100 times larger. Returns each step's mean |x| of gradient/b.
-std::vector<double> WriteLargeGradientTrial(const std::string& dir) {
+// Six TRAIN steps of three gradients of `elements` float32 each (20,000: 80 kB records, large
+// enough for the runner to keep only a summary of a value wanted only for its reductions);
+// gradient/b's values at step 4 are 100 times larger. Returns each step's mean |x| of gradient/b.
+std::vector<double> WriteLargeGradientTrial(const std::string& dir, size_t elements = 20000) {
   writer::WriterOptions options;
   options.save_config = writer::SaveConfig::Every(1);
   writer::CollectionConfig gradients;
@@ -101,7 +101,7 @@ std::vector<double> WriteLargeGradientTrial(const std::string& dir) {
   for (int step = 0; step < 6; ++step) {
     EXPECT_TRUE((*w)->BeginStep().ok());
     for (const char* name : {"gradient/a", "gradient/b", "gradient/c"}) {
-      std::vector<float> values(20000);
+      std::vector<float> values(elements);
       double sum = 0;
       for (float& x : values) {
         state = state * 1664525u + 1013904223u;
@@ -110,7 +110,7 @@ std::vector<double> WriteLargeGradientTrial(const std::string& dir) {
         sum += std::fabs(static_cast<double>(x));
       }
       if (std::string_view(name) == "gradient/b") b_means.push_back(sum / static_cast<double>(values.size()));
-      EXPECT_TRUE((*w)->SaveTensor(name, values, {20000}).ok());
+      EXPECT_TRUE((*w)->SaveTensor(name, values, {static_cast<int64_t>(elements)}).ok());
     }
     EXPECT_TRUE((*w)->EndStep().ok());
   }
@@ -134,14 +134,9 @@ TEST(RunReductionsOnly, ValuesKeptOnlyAsReductionsAreStillReadWhole) {
     EXPECT_EQ(o.exit_code, 0) << o.err;
     EXPECT_EQ(o.report["Datapoints"], 6);
     EXPECT_EQ(o.report["RuleTriggered"], 0) << o.report.dump();
-    // A worker reads the first steps' values from the shared memory, so the runner learns that
-    // the rule reads values only when it first asks for one that was summarized; an in-process
-    // rule asks the runner's trial at once, so nothing is summarized.
-    if (std::string_view(isolation) == "process") {
-      EXPECT_NE(o.err.find(kSummarizedLine), std::string::npos) << "summaries were kept: " << o.err;
-    } else {
-      EXPECT_EQ(o.err.find(kSummarizedLine), std::string::npos) << o.err;
-    }
+    // The runner learns that the rule reads values when it first asks for one that was
+    // summarized (the first steps' are: their reductions are not known yet either).
+    EXPECT_NE(o.err.find(kSummarizedLine), std::string::npos) << "summaries were kept: " << o.err;
     // A rule that requires the raw values: they are kept.
     const Outcome raw = RunLitmus(trial.str(), LITMUS_TEST_RULES_PLUGIN, "ReductionMatchesValue",
                                   {"collection=gradients", "reductions_only=false"},
@@ -169,6 +164,22 @@ TEST(RunReductionsOnly, CustomGradientRuleOnValuesKeptOnlyAsReductions) {
     EXPECT_NEAR(o.report["Details"]["abs_mean"].get<double>(), b_means[4], 1e-9 * b_means[4]);
     EXPECT_NE(o.err.find(kSummarizedLine), std::string::npos) << o.err;
   }
+}
+
+// A call of several steps to a rule's worker (--rule-batch-steps) holds about 1 MiB of values;
+// values kept only as summaries count as their whole size there, since the next steps' may be
+// read whole (by a rule that reads them anyway): with 1.2 MB of values a step, each call is one
+// step. (Counted as the few bytes a summary keeps, a call held 16 steps, 19 MB of values when
+// they were read whole, more than the shared memory holds.)
+TEST(RunReductionsOnly, CallsOfStepsKeptAsSummariesAreSizedByTheirWholeValues) {
+  testing::TempDir trial;
+  ASSERT_EQ(WriteLargeGradientTrial(trial.str(), /*elements=*/100000).size(), 6u);
+  const Outcome o =
+      RunLitmus(trial.str(), LITMUS_CUSTOM_RULE_PLUGIN, "CustomGradientRule", {"threshold=10"}, {"--logging-level", "debug"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.report["Datapoints"], 6);
+  EXPECT_NE(o.err.find(kSummarizedLine), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("6 steps in 6 invoke calls"), std::string::npos) << o.err;
 }
 
 }  // namespace

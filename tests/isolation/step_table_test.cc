@@ -219,8 +219,10 @@ TEST(StepTable, ValuesOutsideTheArenaAreLeftToTheRulesOwnEntries) {
 }
 
 // A summary (a value the runner read only for its reductions) is listed without data: its row
-// has kSummaryOnly and no bytes, its shape and memos as the value's; a row that claims data at
-// kSummaryOnly is refused.
+// has kSummaryOnly and no bytes, its shape as the value's, and those of its memos that were
+// asked of the tensor (one made before its reductions were known holds more: the others are
+// asked of the runner, which so learns of them); a row that claims data at kSummaryOnly is
+// refused.
 TEST(StepTable, SummariesAreListedWithTheirMemosAndNoData) {
   Fixture f = Open();
   ReadValue& first = f.values.front();
@@ -228,6 +230,7 @@ TEST(StepTable, SummariesAreListedWithTheirMemosAndNoData) {
   const TensorPtr whole = first.value;
   ASSERT_FALSE(whole->bytes().empty());
   first.value = Tensor::SummaryOf(*whole);
+  first.value->SetMemo(static_cast<uint32_t>(layout::Reduction::kSum) * 2, 1.5);  // (not asked)
   EXPECT_TRUE(StepTable::Covers(*f.arena, first));
   std::shared_ptr<const StepTable> table = BuildTable(f);
   ASSERT_NE(table, nullptr);

@@ -67,6 +67,11 @@ constexpr uint64_t kMinMappedFileBytes = 64 << 10;
 constexpr uint64_t kMinSummarizedRecordBytes = 64 << 10;
 constexpr uint64_t kMaxSummarizedRecordBytes = 8 << 20;
 
+// The key of a reduction among a tensor's memos (Tensor::Memo) and the bits of its catalog
+// record's reductions_asked (Trial::Impl::ReductionKey).
+constexpr uint32_t ReductionKeyOf(layout::Reduction r, bool abs) { return static_cast<uint32_t>(r) * 2 + (abs ? 1 : 0); }
+static_assert(ReductionKeyOf(layout::Reduction::kL2, true) < 32, "a key is a bit of a uint32_t");
+
 std::string StepText(int64_t step, Mode mode) {
   return "step " + std::to_string(step) + " (" + std::string(ModeName(mode)) + ")";
 }
@@ -353,8 +358,16 @@ struct Trial::Impl {
   // bit per key): Prefetch computes them as soon as it has decoded a value of that tensor (rules
   // ask for the same reductions at every step), so that a rule finds the result instead of
   // reading the whole tensor again from memory.
-  static uint32_t ReductionKey(layout::Reduction r, bool abs) { return static_cast<uint32_t>(r) * 2 + (abs ? 1 : 0); }
-  static_assert(static_cast<uint32_t>(layout::Reduction::kL2) * 2 + 1 < 32, "a key is a bit of a uint32_t");
+  static uint32_t ReductionKey(layout::Reduction r, bool abs) { return ReductionKeyOf(r, abs); }
+  // What a summary made before any reduction of its tensor was asked holds (Prefetch: a rule's
+  // first steps, which read a tensor before its reductions are known): the sums, means, L1 norms
+  // and the largest |x|, which float32 data gives in one pass (reduction_kernels.h FusedPass).
+  // A reduction outside them is answered by reading the value again.
+  static constexpr uint32_t kSpeculativeReductions =
+      1u << ReductionKeyOf(layout::Reduction::kSum, false) | 1u << ReductionKeyOf(layout::Reduction::kSum, true) |
+      1u << ReductionKeyOf(layout::Reduction::kMean, false) | 1u << ReductionKeyOf(layout::Reduction::kMean, true) |
+      1u << ReductionKeyOf(layout::Reduction::kL1, false) | 1u << ReductionKeyOf(layout::Reduction::kL1, true) |
+      1u << ReductionKeyOf(layout::Reduction::kMax, true);
   StatusOr<double> MemoisedReduction(const Tensor& value, layout::Reduction r, bool abs) const;
   // Computes the reductions in the set `keys` of `value` now, while its data is in the CPU caches,
   // and with `statistics` its ComputeStatistics (in the same pass where reductions.h can).
@@ -1139,10 +1152,12 @@ void Trial::Prefetch(const std::vector<StepTensor>& keys, std::vector<Prefetched
     const TensorCache::Key key = Impl::CacheKey(entry);
     if (out != nullptr) (*out)[k].stored_reductions = impl_->catalog.files().has_stored_reductions(entry);
     const uint32_t asked = resolved->tensor->reductions_asked.load(std::memory_order_relaxed);
-    // (Summarized only once the rules' reductions are known, i.e. after the tensor's first read.)
-    const bool summarize = k < reductions_only.size() && reductions_only[k] != 0 && asked != 0 && Impl::Summarizable(entry) &&
+    const bool summarize = k < reductions_only.size() && reductions_only[k] != 0 && Impl::Summarizable(entry) &&
                            !resolved->tensor->raw_read.load(std::memory_order_relaxed);
-    wanted.push_back({key, name, resolved->global_step, &entry, impl_->catalog.files().start(entry), asked,
+    // (Before any reduction of the tensor was asked, a rule's first steps, a summary holds those
+    // that one pass gives.)
+    const uint32_t reductions = summarize && asked == 0 ? Impl::kSpeculativeReductions : asked;
+    wanted.push_back({key, name, resolved->global_step, &entry, impl_->catalog.files().start(entry), reductions,
                       out != nullptr ? out->data() + k : nullptr, with_values,
                       statistics_lock.owns_lock() && impl_->StatisticsAsked(*resolved->tensor), summarize});
     cache_keys.push_back(key);
@@ -1480,16 +1495,22 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a raw value nor a stored " +
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
-  if (const std::optional<double> summarized = impl_->SummaryMemo(entry, Impl::ReductionKey(r, abs))) return *summarized;
-  LITMUS_ASSIGN_OR_RETURN(TensorPtr value,
-                          impl_->Read(name, resolved.global_step, entry, impl_->RawRecord(entry, name)));
   // (Read first: the bit is usually set already, and a read-modify-write would take the cache
-  // line from the reading threads every time.)
+  // line from the reading threads every time.) Recorded whatever answers it, a summary too: a
+  // summary made before any reduction was asked holds more than the rules want.
   const uint32_t asked = uint32_t{1} << Impl::ReductionKey(r, abs);
   if ((resolved.tensor->reductions_asked.load(std::memory_order_relaxed) & asked) == 0) {
     resolved.tensor->reductions_asked.fetch_or(asked, std::memory_order_relaxed);
   }
+  if (const std::optional<double> summarized = impl_->SummaryMemo(entry, Impl::ReductionKey(r, abs))) return *summarized;
+  LITMUS_ASSIGN_OR_RETURN(TensorPtr value,
+                          impl_->Read(name, resolved.global_step, entry, impl_->RawRecord(entry, name)));
   return impl_->MemoisedReduction(*value, r, abs);
+}
+
+uint32_t Trial::ReductionsAsked(std::string_view name) const {
+  const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
+  return tensor == nullptr ? 0 : tensor->reductions_asked.load(std::memory_order_relaxed);
 }
 
 bool Trial::HasStoredReductions(std::string_view name, int64_t step) const {

@@ -520,11 +520,12 @@ TEST(TrialValueTest, PrefetchCoalescesReadsAndReleaseDrops) {
   }
 }
 
-// Prefetch's reductions_only keys: a large value whose tensor's reductions are known is reduced
-// and only its summary kept (dtype, shape, memos, no data), which Reduction() answers from
-// without a read; Value() still reads the whole value, and its reductions agree with the
-// summary's. Small values, unflagged keys and tensors of which no reduction was asked yet keep
-// their data; Release drops summaries too.
+// Prefetch's reductions_only keys: a large value is reduced and only its summary kept (dtype,
+// shape, memos, no data), which Reduction() answers from without a read; Value() still reads the
+// whole value, and its reductions agree with the summary's. The summary holds the reductions
+// asked of its tensor so far, or, before any was asked, those one pass gives (sums, means, L1,
+// max |x|): Reduction() records what it is asked either way. Small values and unflagged keys
+// keep their data; Release drops summaries too.
 TEST(TrialValueTest, PrefetchKeepsOnlySummariesOfValuesWantedForReductions) {
   SyntheticTrial t;
   t.WriteCollections({"worker_0"}, 1);
@@ -553,7 +554,7 @@ TEST(TrialValueTest, PrefetchKeepsOnlySummariesOfValuesWantedForReductions) {
   std::vector<Trial::Prefetched> prefetched;
   trial->Prefetch(keys, &prefetched, /*with_values=*/true, reductions_only);
   EXPECT_EQ(Decoded(prefetched), (std::vector<uint8_t>{1, 1, 1, 1}));
-  EXPECT_EQ(trial->values_summarized(), 1u) << "only big at step 1";
+  EXPECT_EQ(trial->values_summarized(), 2u) << "big and other at step 1";
   const TensorPtr& summary = prefetched[0].value;
   ASSERT_TRUE(summary->is_summary());
   LITMUS_ASSERT_OK_AND_ASSIGN(TensorPtr whole, plain->Value("big", 1));
@@ -564,7 +565,27 @@ TEST(TrialValueTest, PrefetchKeepsOnlySummariesOfValuesWantedForReductions) {
   LITMUS_ASSERT_OK_AND_ASSIGN(const double expected, plain->Reduction("big", 1, kMean, true));
   ASSERT_TRUE(summary->Memo(kAbsMean).has_value());
   EXPECT_EQ(*summary->Memo(kAbsMean), expected);
-  for (size_t i : {1, 2, 3}) EXPECT_FALSE(prefetched[i].value->is_summary()) << keys[i].first << " keeps its data";
+  for (size_t i : {2, 3}) EXPECT_FALSE(prefetched[i].value->is_summary()) << keys[i].first << " keeps its data";
+  // `other`, of which no reduction was asked yet: a summary of what one pass gives, each memo
+  // equal to the reduction computed from the value.
+  const TensorPtr& speculative = prefetched[1].value;
+  ASSERT_TRUE(speculative->is_summary());
+  for (const auto& [r, abs] : std::vector<std::pair<layout::Reduction, bool>>{
+           {kMean, true}, {kMean, false}, {layout::Reduction::kSum, false}, {layout::Reduction::kSum, true},
+           {layout::Reduction::kL1, false}, {layout::Reduction::kMax, true}}) {
+    const std::optional<double> memo = speculative->Memo(static_cast<uint32_t>(r) * 2 + (abs ? 1 : 0));
+    ASSERT_TRUE(memo.has_value()) << layout::ReductionName(r) << " abs " << abs;
+    EXPECT_EQ(*memo, *plain->Reduction("other", 1, r, abs)) << layout::ReductionName(r) << " abs " << abs;
+  }
+  EXPECT_FALSE(speculative->Memo(static_cast<uint32_t>(layout::Reduction::kVariance) * 2).has_value());
+  EXPECT_EQ(trial->ReductionsAsked("other"), 0u);
+  const int before_other = env.reads();
+  EXPECT_EQ(*trial->Reduction("other", 1, kMean, true), *speculative->Memo(kAbsMean));
+  EXPECT_EQ(env.reads(), before_other) << "answered by the summary";
+  EXPECT_EQ(trial->ReductionsAsked("other"), 1u << kAbsMean) << "and recorded";
+  EXPECT_EQ(*trial->Reduction("other", 1, layout::Reduction::kVariance, false),
+            *plain->Reduction("other", 1, layout::Reduction::kVariance, false));
+  EXPECT_EQ(env.reads(), before_other + 1) << "a reduction the summary lacks reads the value";
   // Reduction() from the summary, without a read; Value() reads the whole value again.
   const int reads = env.reads();
   LITMUS_ASSERT_OK_AND_ASSIGN(const double reduced, trial->Reduction("big", 1, kMean, true));
@@ -581,9 +602,9 @@ TEST(TrialValueTest, PrefetchKeepsOnlySummariesOfValuesWantedForReductions) {
   // A prefetch finds the summary (or the cached value) again: no read; Release drops both.
   trial->Release({{"big", 1}});
   trial->Prefetch({{"big", 1}}, &prefetched, true, reductions_only);
-  EXPECT_EQ(trial->values_summarized(), 2u);
+  EXPECT_EQ(trial->values_summarized(), 3u);
   trial->Prefetch({{"big", 1}}, &prefetched, true, reductions_only);
-  EXPECT_EQ(trial->values_summarized(), 2u) << "the cached summary is found";
+  EXPECT_EQ(trial->values_summarized(), 3u) << "the cached summary is found";
   EXPECT_TRUE(prefetched[0].value->is_summary());
   trial->Release({{"big", 1}});
   const int before = env.reads();

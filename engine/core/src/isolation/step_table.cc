@@ -61,6 +61,10 @@ std::shared_ptr<const StepTable> StepTable::Build(SharedArena& arena, const std:
     shapes += v.value->shape().size();
     auto& [mask, memo] = memos.emplace_back();
     mask = UsableMemos(*v.value, v.stored_reductions, memo);
+    // A summary made before its tensor's reductions were known holds more than the rules asked
+    // for (Trial::Prefetch): those they did not ask yet are asked of the runner, which so learns
+    // of them, and answers from the summary.
+    if (v.value->is_summary()) mask &= trials[v.key.trial]->ReductionsAsked(v.key.name);
     memo_count += static_cast<uint64_t>(std::popcount(mask));
   }
   if (listed.empty()) return nullptr;

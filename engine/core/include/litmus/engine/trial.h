@@ -289,6 +289,9 @@ class Trial {
   StatusOr<double> Reduction(std::string_view name, int64_t step, layout::Reduction r, bool abs,
                              Mode mode = Mode::kGlobal,
                              const std::optional<std::string>& worker = std::nullopt) const;
+  // The reductions of `name` that Reduction() was asked for so far (at any step), one bit per
+  // reduction: bit 2 * r + abs, as Tensor::Memo keys them. 0 for an unknown name.
+  uint32_t ReductionsAsked(std::string_view name) const;
   // Whether the default worker's entry of `name` at global `step` has stored reductions (then
   // Reduction() may read one instead of computing it from the value). False if there is none.
   bool HasStoredReductions(std::string_view name, int64_t step) const;
