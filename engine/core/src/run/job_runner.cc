@@ -181,6 +181,7 @@ struct JobRunner::Impl {
   // took 1.43 s in calls of 16 steps against 1.01 s one step a call (best of 3).
   static constexpr uint64_t kBatchBytes = uint64_t{1} << 20;
   std::optional<uint64_t> last_step_bytes;
+  bool evaluated_any = false;  // EvaluateStep has run (see its first step's read of the next)
   // The bytes of a step's values, a summary's (Trial::Prefetch) counted as its whole value: the
   // next steps' may be read whole (a rule that read one, or another rule requiring them raw),
   // and a call of many such steps would hold more than the shared memory.
@@ -991,14 +992,22 @@ struct JobRunner::Impl {
     upcoming_for.reset();
     // The previous step's stale keys are dropped by the same background task, first.
     prefetched = next_keys;
-    if (!prefetched.empty() || !stale.empty()) {
+    const auto read_next = [this] {
+      if (prefetched.empty() && stale.empty()) return;
       prefetch_running = true;
       prefetched_at_refresh = refreshes;
       prefetch_group.run([this, release = std::exchange(stale, {})] {
         ReleaseAll(release);
         ReadAll(prefetched, &prefetched_readable);
       });
-    }
+    };
+    // At the job's first step the next step is read once the rules' calls have returned: they
+    // teach the reader what the rules ask of each tensor (which reductions; its raw value or
+    // not), which decides how the next steps are read (Trial::Prefetch's summaries). Read
+    // during those calls, the next step would be read as little of that is known.
+    const bool first = !evaluated_any;
+    evaluated_any = true;
+    if (!first) read_next();
     ReadInto(unread);
     readable_index.Build(readable);
     if (isolation != nullptr && isolation->options().batch_steps > 1) last_step_bytes = BytesOf(readable);
@@ -1040,6 +1049,7 @@ struct JobRunner::Impl {
       tbb::parallel_for(size_t{0}, to_invoke.size(), invoke);
     }
     for (size_t i = 0; i < to_invoke.size(); ++i) ApplyInvokeResult(*to_invoke[i], step, results[i]);
+    if (first) read_next();
     // 4. Declare what the prefetch that the next step starts will read: for each rule still
     //    running, the step after its next one (while this thread declares, the prefetch of the
     //    next step is still reading).
