@@ -67,11 +67,6 @@ constexpr uint64_t kMinMappedFileBytes = 64 << 10;
 constexpr uint64_t kMinSummarizedRecordBytes = 64 << 10;
 constexpr uint64_t kMaxSummarizedRecordBytes = 8 << 20;
 
-// The key of a reduction among a tensor's memos (Tensor::Memo) and the bits of its catalog
-// record's reductions_asked (Trial::Impl::ReductionKey).
-constexpr uint32_t ReductionKeyOf(layout::Reduction r, bool abs) { return static_cast<uint32_t>(r) * 2 + (abs ? 1 : 0); }
-static_assert(ReductionKeyOf(layout::Reduction::kL2, true) < 32, "a key is a bit of a uint32_t");
-
 std::string StepText(int64_t step, Mode mode) {
   return "step " + std::to_string(step) + " (" + std::string(ModeName(mode)) + ")";
 }
@@ -353,21 +348,21 @@ struct Trial::Impl {
     if (w.with_value) w.out->value = value;
   }
 
-  // Computed reductions are memoised on the tensor (Tensor::Memo) under this key. Which ones
-  // were asked of each tensor is kept on its catalog record (TensorRecord::reductions_asked, one
-  // bit per key): Prefetch computes them as soon as it has decoded a value of that tensor (rules
-  // ask for the same reductions at every step), so that a rule finds the result instead of
-  // reading the whole tensor again from memory.
-  static uint32_t ReductionKey(layout::Reduction r, bool abs) { return ReductionKeyOf(r, abs); }
+  // Computed reductions are memoised on the tensor (Tensor::Memo) under ReductionMemoKey
+  // (trial.h). Which ones were asked of each tensor is kept on its catalog record
+  // (TensorRecord::reductions_asked, one bit per key): Prefetch computes them as soon as it has
+  // decoded a value of that tensor (rules ask for the same reductions at every step), so that a
+  // rule finds the result instead of reading the whole tensor again from memory.
+  //
   // What a summary made before any reduction of its tensor was asked holds (Prefetch: a rule's
   // first steps, which read a tensor before its reductions are known): the sums, means, L1 norms
   // and the largest |x|, which float32 data gives in one pass (reduction_kernels.h FusedPass).
   // A reduction outside them is answered by reading the value again.
   static constexpr uint32_t kSpeculativeReductions =
-      1u << ReductionKeyOf(layout::Reduction::kSum, false) | 1u << ReductionKeyOf(layout::Reduction::kSum, true) |
-      1u << ReductionKeyOf(layout::Reduction::kMean, false) | 1u << ReductionKeyOf(layout::Reduction::kMean, true) |
-      1u << ReductionKeyOf(layout::Reduction::kL1, false) | 1u << ReductionKeyOf(layout::Reduction::kL1, true) |
-      1u << ReductionKeyOf(layout::Reduction::kMax, true);
+      1u << ReductionMemoKey(layout::Reduction::kSum, false) | 1u << ReductionMemoKey(layout::Reduction::kSum, true) |
+      1u << ReductionMemoKey(layout::Reduction::kMean, false) | 1u << ReductionMemoKey(layout::Reduction::kMean, true) |
+      1u << ReductionMemoKey(layout::Reduction::kL1, false) | 1u << ReductionMemoKey(layout::Reduction::kL1, true) |
+      1u << ReductionMemoKey(layout::Reduction::kMax, true);
   StatusOr<double> MemoisedReduction(const Tensor& value, layout::Reduction r, bool abs) const;
   // Computes the reductions in the set `keys` of `value` now, while its data is in the CPU caches,
   // and with `statistics` its ComputeStatistics (in the same pass where reductions.h can).
@@ -770,7 +765,7 @@ StatusOr<TensorPtr> Trial::Impl::Read(std::string_view name, int64_t global_step
 }
 
 StatusOr<double> Trial::Impl::MemoisedReduction(const Tensor& value, layout::Reduction r, bool abs) const {
-  const uint32_t key = ReductionKey(r, abs);
+  const uint32_t key = ReductionMemoKey(r, abs);
   if (const std::optional<double> memo = value.Memo(key)) return *memo;
   StatusOr<double> computed = ComputeReduction(value, r, abs);
   if (computed.ok()) value.SetMemo(key, *computed);
@@ -1498,11 +1493,11 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
   // (Read first: the bit is usually set already, and a read-modify-write would take the cache
   // line from the reading threads every time.) Recorded whatever answers it, a summary too: a
   // summary made before any reduction was asked holds more than the rules want.
-  const uint32_t asked = uint32_t{1} << Impl::ReductionKey(r, abs);
+  const uint32_t asked = uint32_t{1} << ReductionMemoKey(r, abs);
   if ((resolved.tensor->reductions_asked.load(std::memory_order_relaxed) & asked) == 0) {
     resolved.tensor->reductions_asked.fetch_or(asked, std::memory_order_relaxed);
   }
-  if (const std::optional<double> summarized = impl_->SummaryMemo(entry, Impl::ReductionKey(r, abs))) return *summarized;
+  if (const std::optional<double> summarized = impl_->SummaryMemo(entry, ReductionMemoKey(r, abs))) return *summarized;
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value,
                           impl_->Read(name, resolved.global_step, entry, impl_->RawRecord(entry, name)));
   return impl_->MemoisedReduction(*value, r, abs);

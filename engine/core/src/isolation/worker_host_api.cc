@@ -298,7 +298,7 @@ litmus_status_t HostTensorReduction(litmus_ctx_t* ctx, uint32_t trial, litmus_st
     if (out == nullptr) return NullOutput(ctx, "tensor_reduction");
     if (reduction >= 0 && reduction <= LITMUS_REDUCTION_L2) {
       if (const LocalTensor* t = Local(trial, name, step, mode, worker)) {
-        const uint32_t key = static_cast<uint32_t>(reduction) * 2 + (abs != 0 ? 1 : 0);
+        const uint32_t key = ReductionMemoKey(static_cast<layout::Reduction>(reduction), abs != 0);
         if ((t->memo_mask >> key & 1) != 0) {
           *out = t->memos[key];
           return LITMUS_OK;

@@ -52,6 +52,11 @@ enum class TrialError : int32_t {
 std::optional<TrialError> GetTrialError(const Status& status);
 Status TrialErrorStatus(TrialError error, std::string message);
 
+// The key under which the reader memoises a reduction on a tensor (Tensor::Memo), and its bit in
+// Trial::ReductionsAsked: 2 * r + abs (r as LITMUS_REDUCTION_*; the rule workers use it too).
+constexpr uint32_t ReductionMemoKey(layout::Reduction r, bool abs) { return static_cast<uint32_t>(r) * 2 + (abs ? 1 : 0); }
+static_assert(ReductionMemoKey(layout::Reduction::kL2, true) < 32, "a key is a bit of a uint32_t");
+
 // Where the reader puts the bytes of the records it reads (decoded tensors are views into them,
 // tensor.h). The default is the heap; `litmus run` with isolated rules reads into memory it
 // shares read-only with its rule workers (isolation/shared_arena.h). Thread-safe.
@@ -290,7 +295,7 @@ class Trial {
                              Mode mode = Mode::kGlobal,
                              const std::optional<std::string>& worker = std::nullopt) const;
   // The reductions of `name` that Reduction() was asked for so far (at any step), one bit per
-  // reduction: bit 2 * r + abs, as Tensor::Memo keys them. 0 for an unknown name.
+  // reduction: bit ReductionMemoKey(r, abs). 0 for an unknown name.
   uint32_t ReductionsAsked(std::string_view name) const;
   // Whether the default worker's entry of `name` at global `step` has stored reductions (then
   // Reduction() may read one instead of computing it from the value). False if there is none.
