@@ -84,9 +84,9 @@ constexpr uint64_t kMaxInt64 = static_cast<uint64_t>(std::numeric_limits<int64_t
 
 }  // namespace
 
-std::optional<IndexFile> ParseCanonicalIndexJson(std::string_view json) {
+std::optional<IndexFileView> ParseCanonicalIndexView(std::string_view json) {
   Cursor in(json);
-  IndexFile index;
+  IndexFileView index;
   // meta: every check of the general parser that could fail returns nullopt here.
   std::string_view mode_name, event_file;
   uint64_t mode_step = 0;
@@ -113,7 +113,7 @@ std::optional<IndexFile> ParseCanonicalIndexJson(std::string_view json) {
         return std::nullopt;
       }
       if (length < 16 || start > std::numeric_limits<uint64_t>::max() - length) return std::nullopt;
-      index.tensor_payload.push_back(IndexEntry{std::string(name), start, length});
+      index.tensor_payload.push_back(IndexEntryView{name, start, length});
     } while (in.Char(','));
     if (!in.Char(']')) return std::nullopt;
   }
@@ -122,6 +122,20 @@ std::optional<IndexFile> ParseCanonicalIndexJson(std::string_view json) {
     if (!in.Key("shape_payload") || !in.Char('[') || !in.Char(']')) return std::nullopt;
   }
   if (!in.Char('}') || !in.AtEnd()) return std::nullopt;
+  return index;
+}
+
+std::optional<IndexFile> ParseCanonicalIndexJson(std::string_view json) {
+  std::optional<IndexFileView> view = ParseCanonicalIndexView(json);
+  if (!view) return std::nullopt;
+  IndexFile index;
+  index.mode = view->mode;
+  index.mode_step = view->mode_step;
+  if (view->event_file_name) index.event_file_name.emplace(*view->event_file_name);
+  index.tensor_payload.reserve(view->tensor_payload.size());
+  for (const IndexEntryView& e : view->tensor_payload) {
+    index.tensor_payload.push_back(IndexEntry{std::string(e.tensor_name), e.start_idx, e.length});
+  }
   return index;
 }
 

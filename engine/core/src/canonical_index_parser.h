@@ -11,16 +11,20 @@
 // exactly that result; returns nullopt for everything else (another layout, an escape, a value
 // the general path rejects, ...), without deciding anything: the caller then runs the general
 // path. index_parser_diff_test checks both against the reference parser.
-// Pure function; thread-safe.
+// ParseCanonicalIndexView is the same parse with the names (and event_file_name) viewing `json`
+// (the caller keeps it alive, e.g. as the view's owner): no string allocated per entry.
+// Pure functions; thread-safe.
 #pragma once
 
 #include <optional>
 #include <string_view>
 
+#include "index_file_view.h"
 #include "litmus/format/index_model.h"
 
 namespace litmus {
 
 std::optional<IndexFile> ParseCanonicalIndexJson(std::string_view json);
+std::optional<IndexFileView> ParseCanonicalIndexView(std::string_view json);
 
 }  // namespace litmus

@@ -30,6 +30,7 @@
 #include "litmus/format/event_codec.h"
 #include "litmus/format/crc32c.h"
 #include "litmus/format/tfrecord.h"
+#include "index_file_view.h"
 #include "index_parser.h"
 #include "litmus/engine/reductions.h"
 #include "python_regex.h"
@@ -561,7 +562,7 @@ Status Trial::Impl::RefreshIndex() {
   struct Chunk {
     size_t first = 0;
     std::vector<std::optional<layout::IndexFileName>> names;
-    std::vector<std::optional<StatusOr<IndexFile>>> parsed;
+    std::vector<std::optional<StatusOr<IndexFileView>>> parsed;
   };
   const auto parse = [&](size_t first) {
     Chunk chunk;
@@ -576,7 +577,8 @@ Status Trial::Impl::RefreshIndex() {
       if (!name || name->step < options.range_begin || name->step >= options.range_end) return;
       const std::string path = Env::JoinPath(index_dir, relative);
       StatusOr<std::string> content = env->ReadFileToString(path);
-      chunk.parsed[i] = content.ok() ? ParseIndexJson(*content, path) : StatusOr<IndexFile>(content.status());
+      chunk.parsed[i] =
+          content.ok() ? ParseIndexFileView(*std::move(content), path) : StatusOr<IndexFileView>(content.status());
     });
     return chunk;
   };
@@ -589,7 +591,7 @@ Status Trial::Impl::RefreshIndex() {
       if (chunk.parsed[i]) {
         if (!chunk.parsed[i]->ok()) return chunk.parsed[i]->status();
         catalog.set_files_ahead(total - (chunk.first + i) - 1);
-        catalog.AddIndexFile(chunk.names[i]->step, chunk.names[i]->worker, *std::move(*chunk.parsed[i]), &warnings);
+        catalog.AddIndexFile(chunk.names[i]->step, chunk.names[i]->worker, **chunk.parsed[i], &warnings);
         ++index_files_parsed;
         parsed_any = true;
         if (catalog.num_workers() > 1) {

@@ -112,14 +112,14 @@ void TrialCatalog::MakeSparse(TensorRecord& tensor) {
   }
 }
 
-CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_step, uint32_t file_number) {
+CatalogEntry& TrialCatalog::EntryFor(std::string_view name, int64_t global_step, uint32_t file_number) {
   const IndexFileInfo* file = &files_[file_number];
   // smdebug records the *unfolded* index name in its per-step and per-mode name maps, so
   // tensor_names(step=...) would list "smdebug/reductions/..." names; we list the folded tensor,
   // consistently with tensor_names() (no fixture has stored reductions).
   auto known = by_name_.find(name);
   if (known == by_name_.end()) {
-    const auto it = tensors_.try_emplace(name).first;
+    const auto it = tensors_.try_emplace(std::string(name)).first;
     it->second.name = it->first;
     known = by_name_.emplace(it->first, &it->second).first;
     by_address_.emplace(it->first.data(), &it->second);
@@ -169,7 +169,7 @@ CatalogEntry& TrialCatalog::EntryFor(const std::string& name, int64_t global_ste
   return entry;
 }
 
-void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, IndexFile index,
+void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, const IndexFileView& index,
                                 std::vector<std::string>* warnings) {
   // The step counts as written by this worker once the file has any entry (the same for every
   // entry, so noted once); a file without any adds nothing.
@@ -181,16 +181,17 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
   }
   NoteStep(global_step, worker, index.mode, index.mode_step);
   const uint32_t file = files_.Add(worker, index.mode, index.mode_step, index.event_file_name.value_or(""));
-  for (IndexEntry& item : index.tensor_payload) {
-    if (item.tensor_name.find("smdebug/reductions/") != std::string::npos) {
+  for (const IndexEntryView& item : index.tensor_payload) {
+    if (item.tensor_name.find("smdebug/reductions/") != std::string_view::npos) {
       if (std::optional<layout::ParsedReductionName> reduction =
               layout::ParseReductionTensorName(item.tensor_name)) {
         CatalogEntry& entry = EntryFor(reduction->tensor, global_step, file);
-        files_.MutableExtras(entry).stored_reductions[{reduction->reduction, reduction->abs}] = std::move(item);
+        files_.MutableExtras(entry).stored_reductions[{reduction->reduction, reduction->abs}] =
+            IndexEntry{std::string(item.tensor_name), item.start_idx, item.length};
         continue;
       }
       warnings->push_back("step " + std::to_string(global_step) + " worker " + worker +
-                          ": unknown stored reduction '" + item.tensor_name +
+                          ": unknown stored reduction '" + std::string(item.tensor_name) +
                           "' kept as a tensor of its own");
     }
     // A later entry for the same (name, step, worker) replaces the location, as in smdebug.
@@ -199,9 +200,9 @@ void TrialCatalog::AddIndexFile(int64_t global_step, const std::string& worker, 
     files_.SetStart(entry, item.start_idx);
     entry.length = CatalogEntry::SaturatedLength(item.length);  // (>= 16: the parser checked; 0 reads as "no raw value")
   }
-  for (ShapeEntry& shape : index.shape_payload) {
+  for (const ShapeEntry& shape : index.shape_payload) {
     // Kept beside the location, never instead of it (docs/trial-format.md §4.3 [rec]).
-    files_.MutableExtras(EntryFor(shape.tensor_name, global_step, file)).shape = std::move(shape.shape);
+    files_.MutableExtras(EntryFor(shape.tensor_name, global_step, file)).shape = shape.shape;
   }
 }
 

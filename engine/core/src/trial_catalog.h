@@ -23,6 +23,7 @@
 
 #include "catalog_entries.h"
 #include "flat_map.h"
+#include "index_file_view.h"
 #include "litmus/engine/trial.h"
 #include "litmus/format/index_model.h"
 #include "litmus/format/mode.h"
@@ -137,8 +138,8 @@ class TrialCatalog {
   // Registers every entry (tensor, stored reduction, shape) of the index file of (global_step,
   // worker). Notes about entries that cannot be represented (a reduction name litmus does not
   // know) are appended to *warnings.
-  // (Taken by value: its names and locations move into the catalog.)
-  void AddIndexFile(int64_t global_step, const std::string& worker, IndexFile index,
+  // (The catalog copies what it keeps: the view's text may go once this returns.)
+  void AddIndexFile(int64_t global_step, const std::string& worker, const IndexFileView& index,
                     std::vector<std::string>* warnings);
   // How many index files the refresh in progress has still to add after the current one (a hint
   // for growing the per-tensor step maps; 0 when unknown).
@@ -258,7 +259,7 @@ class TrialCatalog {
   void MaterializeModeSteps();
   // The entry of (name, global_step, the file's worker), created as an entry of index file
   // number `file_number` if new.
-  CatalogEntry& EntryFor(const std::string& name, int64_t global_step, uint32_t file_number);
+  CatalogEntry& EntryFor(std::string_view name, int64_t global_step, uint32_t file_number);
 
   EntryFiles files_;  // what the entries of each index file share, and the entries' extras
   size_t files_ahead_ = 0;

@@ -4,7 +4,8 @@
 // mutations of real index files, both must return the same IndexFile or the same error. The
 // fast path for smdebug's own layout (ParseCanonicalIndexJson) is also checked on its own:
 // whatever it accepts, the reference parser returns alike, and it does accept the files smdebug
-// wrote (else the fast path would silently never run).
+// wrote (else the fast path would silently never run). ParseIndexFileView (the catalog's parse,
+// names viewing the file's text) must agree with ParseIndexJson on every input.
 #include <cstdint>
 #include <random>
 #include <string>
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "canonical_index_parser.h"
+#include "index_file_view.h"
 #include "index_parser.h"
 #include "support/index_json_inputs.h"
 #include "support/index_json_reference.h"
@@ -22,13 +24,30 @@ namespace {
 
 constexpr std::string_view kFile = "index/000000000/000000000003_worker_0.json";
 
-// Returns true when both parsers agree on `json`; counts the accepted inputs.
+// The IndexFile a view shows (or its error).
+StatusOr<IndexFile> FromView(const StatusOr<IndexFileView>& view) {
+  if (!view.ok()) return view.status();
+  IndexFile out;
+  out.mode = view->mode;
+  out.mode_step = view->mode_step;
+  if (view->event_file_name) out.event_file_name.emplace(*view->event_file_name);
+  for (const IndexEntryView& e : view->tensor_payload) {
+    out.tensor_payload.push_back({std::string(e.tensor_name), e.start_idx, e.length});
+  }
+  out.shape_payload = view->shape_payload;
+  return out;
+}
+
+// Returns true when both parsers, and the view of the catalog's parse, agree on `json`; counts
+// the accepted inputs. (The view's parse is given its own copy of the text, gone once it returns.)
 ::testing::AssertionResult Agree(const std::string& json, int* accepted = nullptr) {
   const StatusOr<IndexFile> fast = ParseIndexJson(json, kFile);
   const StatusOr<IndexFile> reference = testing::ParseIndexJsonReference(json, kFile);
   const std::string a = testing::DescribeIndexResult(fast);
   const std::string b = testing::DescribeIndexResult(reference);
   if (a != b) return ::testing::AssertionFailure() << "input: " << json << "\nstreaming: " << a << "\nreference: " << b;
+  const std::string v = testing::DescribeIndexResult(FromView(ParseIndexFileView(std::string(json), kFile)));
+  if (v != b) return ::testing::AssertionFailure() << "input: " << json << "\nview: " << v << "\nreference: " << b;
   if (accepted != nullptr && fast.ok()) ++*accepted;
   return ::testing::AssertionSuccess();
 }
@@ -101,6 +120,39 @@ TEST(IndexParserDiffTest, CanonicalFastPathTakesOnlyItsLayout) {
     EXPECT_FALSE(ParseCanonicalIndexJson(json).has_value()) << json;
     EXPECT_TRUE(Agree(json)) << json;
   }
+}
+
+// The catalog's parse of smdebug's layout allocates nothing per entry: the names and the event
+// file view the text it was given (which the view owns), and stay valid when the view moves.
+// Other files view the general parser's strings.
+TEST(IndexParserDiffTest, ViewsOfSmdebugFilesPointIntoTheirOwnText) {
+  const std::string meta = R"("meta": {"mode": "TRAIN", "mode_step": 7, "event_file_name": "events/a.tfevents"})";
+  std::string json = "{" + meta + R"(, "tensor_payload": [{"tensorname": "gradients/layer_000.weight", )"
+                     R"("start_idx": 0, "length": 20}, {"tensorname": "gradients/layer_001.weight", )"
+                     R"("start_idx": 20, "length": 36}]})";
+  StatusOr<IndexFileView> parsed = ParseIndexFileView(std::move(json), kFile);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const IndexFileView view = *std::move(parsed);
+  const auto* text = static_cast<const std::string*>(view.owner.get());
+  ASSERT_NE(text, nullptr);
+  const auto inside = [&](std::string_view s) {
+    return s.data() >= text->data() && s.data() + s.size() <= text->data() + text->size();
+  };
+  ASSERT_EQ(view.tensor_payload.size(), 2u);
+  EXPECT_EQ(view.tensor_payload[1].tensor_name, "gradients/layer_001.weight");
+  EXPECT_EQ(view.tensor_payload[1].start_idx, 20u);
+  EXPECT_EQ(view.tensor_payload[1].length, 36u);
+  for (const IndexEntryView& e : view.tensor_payload) EXPECT_TRUE(inside(e.tensor_name)) << e.tensor_name;
+  ASSERT_TRUE(view.event_file_name.has_value());
+  EXPECT_TRUE(inside(*view.event_file_name));
+  EXPECT_EQ(view.mode, Mode::kTrain);
+  EXPECT_EQ(view.mode_step, 7);
+  // An escaped name takes the general parser; the view holds its strings.
+  const StatusOr<IndexFileView> escaped = ParseIndexFileView(
+      "{" + meta + R"(, "tensor_payload": [{"tensorname": "a\u0062", "start_idx": 0, "length": 20}]})", kFile);
+  ASSERT_TRUE(escaped.ok()) << escaped.status().ToString();
+  ASSERT_EQ(escaped->tensor_payload.size(), 1u);
+  EXPECT_EQ(escaped->tensor_payload[0].tensor_name, "ab");
 }
 
 TEST(IndexParserDiffTest, EdgeCases) {

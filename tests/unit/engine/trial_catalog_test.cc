@@ -44,7 +44,7 @@ void ExpectStepPositions(const TrialCatalog& catalog, const std::string& name, i
 
 void Add(TrialCatalog& catalog, int64_t step, const std::string& worker, IndexFile file) {
   std::vector<std::string> warnings;
-  catalog.AddIndexFile(step, worker, std::move(file), &warnings);
+  catalog.AddIndexFile(step, worker, IndexFileView::Of(std::move(file)), &warnings);
   EXPECT_TRUE(warnings.empty());
 }
 
