@@ -5,7 +5,8 @@
 #   usr/local/lib/litmus/plugins/*.so (the built-in rules),
 #   usr/local/bin/litmus-sidecar (the Kubernetes native-sidecar wrapper beside this script),
 #   the plugin SDK (usr/local/include/litmus/rule*, usr/local/lib/cmake/Litmus: COMPONENTS sdk),
-#   usr/local/lib/litmus/deps/: every shared library ldd finds for litmus and the plugins except
+#   usr/local/lib/litmus/deps/: every shared library ldd finds for litmus and the plugins, and
+#     libcurl.so.4 with its own (litmus loads it when a job first uses S3 or HTTP), except
 #     glibc's and the C++ runtime's (the Debian 12 base image has those),
 #   etc/ld.so.conf.d/litmus.conf (that folder for the loader; the image runs ldconfig),
 #   etc/ssl/certs/ca-certificates.crt (HTTPS to S3, EventBridge, SageMaker),
@@ -34,11 +35,14 @@ strip --strip-unneeded "$stage/usr/local/bin/litmus" "$stage/usr/local/libexec/l
   "$stage"/usr/local/lib/litmus/plugins/*.so
 
 # Shared libraries: what the dynamic loader resolves here, minus what every Debian 12 image has.
+# libcurl is loaded at run time (engine/aws/src/curl_library.h), so ldd of litmus does not show it.
 skip='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libanl|libstdc\+\+|libgcc_s)\.so'
+curl=$("$(command -v ldconfig || echo /sbin/ldconfig)" -p | awk '$1 == "libcurl.so.4" && /x86-64|x86_64|64bit/ { print $NF; exit }')
+[ -n "$curl" ] || { echo "stage-runtime.sh: libcurl.so.4 not found (apt-get install libcurl4)" >&2; exit 1; }
 for binary in "$stage/usr/local/bin/litmus" "$stage/usr/local/libexec/litmus/litmus-rule-worker" \
-  "$stage"/usr/local/lib/litmus/plugins/*.so; do
+  "$stage"/usr/local/lib/litmus/plugins/*.so "$curl"; do
   ldd "$binary" | awk '/=> \// { print $1, $3 }'
-done | sort -u | while read -r soname path; do
+done | { cat; echo "libcurl.so.4 $curl"; } | sort -u | while read -r soname path; do
   if [[ "$soname" =~ $skip ]]; then continue; fi
   cp -L "$path" "$stage/usr/local/lib/litmus/deps/$soname"
 done

@@ -20,7 +20,8 @@
 # environment (S3_PATH to a trial mounted read-only, LITMUS_RULE_PARAMETERS) with the output folders
 # mounted at /opt/ml/processing/output/rule and /opt/ml/output: exit 1 + message + status.json +
 # rule report when a rule fires, exit 0 and no message when none does, exit 2 + ClientError for a
-# bad parameter, exit 143 + "Stopped" for SIGTERM and for the stop-signal file; the built-in rules
+# bad parameter, exit 143 + "Stopped" for SIGTERM and for the stop-signal file; an s3:// trial
+# reaches curl (libcurl, loaded at run time, is in the image); the built-in rules
 # listed; a plugin of the user's own added by an image FROM this one. Prints the image size,
 # compressed (gzip of `podman save`), and fails above 60 MB.
 set -uo pipefail
@@ -153,6 +154,14 @@ contract_run bad '{"rule_to_invoke": "VanishingGradient", "threshold": "abc"}'
 check "bad parameter: exit code" 2 $?
 check_contains "bad parameter: message" "ClientError: " "$(cat "$work/bad/output/message" 2>&1)"
 check_contains "bad parameter: failure file" "ClientError: " "$(cat "$work/bad/output/failure" 2>&1)"
+
+# S3 through the image's libcurl (litmus loads it when a job first uses S3; stage-runtime.sh copies
+# it with its dependencies): an endpoint where nothing listens gives curl's own error.
+s3_err=$(podman run --rm -e AWS_ACCESS_KEY_ID=test -e AWS_SECRET_ACCESS_KEY=test -e AWS_REGION=us-east-1 \
+  -e AWS_ENDPOINT_URL=http://127.0.0.1:9 "$image" run --trial s3://bucket/trial --rule VanishingGradient \
+  --output-dir /tmp/out 2>&1)
+check_contains "S3 trial: the request is sent" "ClientError: trial s3://bucket/trial: GET http://127.0.0.1:9/" "$s3_err"
+check_contains "S3 trial: by the image's libcurl" "Couldn't connect to server" "$s3_err"
 
 # A trial still being written (no end marker): SIGTERM, then the stop-signal file.
 growing=$work/growing

@@ -2,6 +2,8 @@
 // folder that does not exist yet, or is empty, is waited for and the job says so at once and then
 // at every interval; a folder that holds trials but is not one is an error naming them; a step
 // range that selects no saved step of a finished trial says so instead of a silent NoIssuesFound.
+// libcurl is loaded only for s3:// paths: local jobs run without it, and an S3 trial without it is
+// an error naming the library.
 #include <signal.h>
 
 #include <chrono>
@@ -95,6 +97,36 @@ TEST(RunTrialPaths, FolderOfTrialsIsAnErrorNamingThem) {
                               "more); use e.g. --trial " + (parent.path() / "run-a").string();
   EXPECT_NE(result.err.find("litmus: error: ClientError: " + message), std::string::npos) << result.err;
   EXPECT_EQ(testing::ReadWholeFile(out.path() / "failure"), "ClientError: " + message + "\n");
+}
+
+// A libcurl that cannot be loaded (here a damaged file found first through LD_LIBRARY_PATH): a
+// local job never loads it (were litmus linked to it, the process could not even start), and an
+// s3:// trial is a one-line error naming the library and how to install it.
+TEST(RunTrialPaths, LibcurlIsLoadedOnlyForS3Paths) {
+  testing::TempDir libs, out, out_s3;
+  libs.WriteFile("libcurl.so.4", "not a library");
+  auto env = kFastEnd;
+  env.push_back({"LD_LIBRARY_PATH", libs.str()});
+  const ProcessResult local = RunProcess(
+      RunArgsInto(out.path(), {"--trial", testing::FixturePath("pt_exploding").string(), "--plugin",
+                               LITMUS_TEST_RULES_PLUGIN, "--rule", "NeverFires"}),
+      env, std::chrono::seconds(60));
+  ASSERT_FALSE(local.timed_out);
+  EXPECT_EQ(local.exit_code, 0) << local.err;
+  env.insert(env.end(), {{"AWS_ACCESS_KEY_ID", "test"},
+                         {"AWS_SECRET_ACCESS_KEY", "test"},
+                         {"AWS_REGION", "us-east-1"},
+                         {"AWS_ENDPOINT_URL", "http://127.0.0.1:9"}});  // (never reached)
+  const ProcessResult s3 = RunProcess(
+      RunArgsInto(out_s3.path(), {"--trial", "s3://bucket/trial", "--plugin", LITMUS_TEST_RULES_PLUGIN, "--rule",
+                                  "NeverFires"}),
+      env, std::chrono::seconds(60));
+  ASSERT_FALSE(s3.timed_out);
+  EXPECT_EQ(s3.exit_code, 2) << s3.err;
+  const std::string message = "ClientError: trial s3://bucket/trial: cannot load libcurl.so.4 (HTTP and S3 need "
+                              "libcurl; on Debian: apt-get install libcurl4): ";
+  EXPECT_EQ(Count(s3.err, "litmus: error: " + message), 1u) << s3.err;
+  EXPECT_NE(testing::ReadWholeFile(out_s3.path() / "failure").find(message), std::string::npos);
 }
 
 // --start-step past the last saved step of a finished trial: a warning and StatusDetails.

@@ -1,5 +1,6 @@
 // NewCurlTransport (http.h): libcurl easy handles kept in a pool, so connections (keep-alive,
 // TLS sessions) are reused across requests and threads never share a handle.
+// libcurl itself is loaded by the first transport (curl_library.h).
 // Thread-safety: Send may be called from any number of threads; each call borrows its own handle.
 #include <curl/curl.h>
 
@@ -13,16 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "curl_library.h"
 #include "litmus/aws/http.h"
 #include "litmus/aws/sigv4.h"
 
 namespace litmus::aws {
 namespace {
-
-void GlobalInitOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 // Larger reserves are left to the string's own growth (a wrong Content-Length must not make us
 // allocate gigabytes up front).
@@ -88,12 +85,13 @@ size_t AppendHeader(char* data, size_t size, size_t count, void* user) {
 
 class CurlTransport final : public HttpTransport {
  public:
-  explicit CurlTransport(CurlTransportOptions options) : options_(options) { GlobalInitOnce(); }
+  explicit CurlTransport(CurlTransportOptions options) : options_(options), library_(LoadCurlLibrary()) {}
   ~CurlTransport() override {
-    for (CURL* handle : idle_) curl_easy_cleanup(handle);
+    for (CURL* handle : idle_) curl().easy_cleanup(handle);
   }
 
   StatusOr<HttpResponse> Send(const HttpRequest& request) override {
+    if (!library_.ok()) return library_.status();
     CURL* handle = Acquire();
     if (handle == nullptr) return InternalError("curl_easy_init failed");
     HttpResponse response;
@@ -105,7 +103,7 @@ class CurlTransport final : public HttpTransport {
                               ": the answer is longer than the requested range");
     }
     if (code != CURLE_OK) {
-      return UnavailableError(request.method + " " + RedactSecrets(request.url) + ": " + curl_easy_strerror(code));
+      return UnavailableError(request.method + " " + RedactSecrets(request.url) + ": " + curl().easy_strerror(code));
     }
     if (!request.response_buffer.empty() && transfer.status == 206) response.buffered_bytes = transfer.buffered;
     return response;
@@ -121,7 +119,7 @@ class CurlTransport final : public HttpTransport {
         return handle;
       }
     }
-    return curl_easy_init();
+    return curl().easy_init();
   }
 
   void Release(CURL* handle) {
@@ -129,54 +127,59 @@ class CurlTransport final : public HttpTransport {
     idle_.push_back(handle);
   }
 
+  // REQUIRES: library_.ok() (idle_ holds handles only then).
+  const CurlLibrary& curl() const { return **library_; }
+
   CURLcode Perform(CURL* handle, const HttpRequest& request, Transfer* transfer) {
+    const CurlLibrary& curl = this->curl();
     HttpResponse* response = transfer->response;
     // Reset clears the options but keeps the handle's connection cache and TLS sessions.
-    curl_easy_reset(handle);
-    curl_easy_setopt(handle, CURLOPT_URL, request.url.c_str());
+    curl.easy_reset(handle);
+    curl.easy_setopt(handle, CURLOPT_URL, request.url.c_str());
     // Send the path as signed: curl would otherwise squash "/./" and "/../", which are legal in an
     // S3 key ("a/./b"), and the server would see another key under a signature that no longer fits.
-    curl_easy_setopt(handle, CURLOPT_PATH_AS_IS, 1L);
-    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
-    curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
-    curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-    curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.low_speed_time.count()));
-    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, AppendBody);
-    curl_easy_setopt(handle, CURLOPT_WRITEDATA, transfer);
-    curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, AppendHeader);
-    curl_easy_setopt(handle, CURLOPT_HEADERDATA, transfer);
+    curl.easy_setopt(handle, CURLOPT_PATH_AS_IS, 1L);
+    curl.easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+    curl.easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
+    curl.easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
+    curl.easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    curl.easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.low_speed_time.count()));
+    curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, AppendBody);
+    curl.easy_setopt(handle, CURLOPT_WRITEDATA, transfer);
+    curl.easy_setopt(handle, CURLOPT_HEADERFUNCTION, AppendHeader);
+    curl.easy_setopt(handle, CURLOPT_HEADERDATA, transfer);
     // Fewer, larger reads from the socket for megabyte-sized answers (curl's default is 16 KiB).
-    curl_easy_setopt(handle, CURLOPT_BUFFERSIZE, 512L * 1024);
+    curl.easy_setopt(handle, CURLOPT_BUFFERSIZE, 512L * 1024);
     // Header values are signed; curl must not add an Expect or change the content type.
-    curl_slist* headers = curl_slist_append(nullptr, "Expect:");
+    curl_slist* headers = curl.slist_append(nullptr, "Expect:");
     bool has_content_type = false;
     for (const auto& [name, value] : request.headers) {
       if (name.size() == 12 && strncasecmp(name.c_str(), "content-type", 12) == 0) has_content_type = true;
       // "Name;" is curl's spelling of a header with an empty value ("Name:" would remove it).
       const std::string line = value.empty() ? name + ";" : name + ": " + value;
-      headers = curl_slist_append(headers, line.c_str());
+      headers = curl.slist_append(headers, line.c_str());
     }
-    if (!has_content_type) headers = curl_slist_append(headers, "Content-Type:");
-    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
+    if (!has_content_type) headers = curl.slist_append(headers, "Content-Type:");
+    curl.easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
     if (request.method == "GET") {
-      curl_easy_setopt(handle, CURLOPT_HTTPGET, 1L);
+      curl.easy_setopt(handle, CURLOPT_HTTPGET, 1L);
     } else if (request.method == "HEAD") {
-      curl_easy_setopt(handle, CURLOPT_NOBODY, 1L);
+      curl.easy_setopt(handle, CURLOPT_NOBODY, 1L);
     } else {
-      curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+      curl.easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
       if (!request.body.empty() || request.method == "PUT" || request.method == "POST") {
-        curl_easy_setopt(handle, CURLOPT_POSTFIELDS, request.body.data());
-        curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+        curl.easy_setopt(handle, CURLOPT_POSTFIELDS, request.body.data());
+        curl.easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
       }
     }
-    const CURLcode code = curl_easy_perform(handle);
-    curl_slist_free_all(headers);
-    if (code == CURLE_OK) curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &response->status);
+    const CURLcode code = curl.easy_perform(handle);
+    curl.slist_free_all(headers);
+    if (code == CURLE_OK) curl.easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &response->status);
     return code;
   }
 
   const CurlTransportOptions options_;
+  const StatusOr<const CurlLibrary*> library_;
   std::mutex mu_;
   std::vector<CURL*> idle_;  // handles not in use; each keeps its own connection cache
 };
