@@ -370,7 +370,36 @@ FusedSums FusedPass(const float* p, int64_t n) {
   // float32 values overflows a double): the loop need not track x - x.
   constexpr bool kSpecialFromSums = kSum || kAbsSum;
   const V4i no_sign = V4i{} + INT64_MAX;
-  for (int64_t begin = 0; begin < n; begin += kPairwiseBlock) {
+  int64_t begin = 0;
+  if constexpr (!kAbsMax && !kMinMax) {
+    // Sums only: two whole blocks at a time, each with its own lanes. Each lane's additions
+    // depend on its previous one, and one block's lanes alone keep the adders waiting; the two
+    // blocks' chains interleave (each block's sum is the same, added in the same order). (~13 %
+    // faster on 1 MiB of float32 in L2; with extremums in the pass the loop is bound by its
+    // instructions, not these chains.)
+    for (; begin + 2 * kPairwiseBlock <= n; begin += 2 * kPairwiseBlock) {
+      V4d lo[2] = {}, hi[2] = {}, abs_lo[2] = {}, abs_hi[2] = {};
+      for (int64_t i = begin; i < begin + kPairwiseBlock; i += 8) {
+        for (int b = 0; b < 2; ++b) {
+          V4d x, y;
+          LoadEight<false>(p + i + b * kPairwiseBlock, &x, &y);
+          if constexpr (kSum) {
+            lo[b] += x;
+            hi[b] += y;
+          }
+          if constexpr (kAbsSum) {
+            abs_lo[b] += reinterpret_cast<V4d>(reinterpret_cast<V4i>(x) & no_sign);
+            abs_hi[b] += reinterpret_cast<V4d>(reinterpret_cast<V4i>(y) & no_sign);
+          }
+        }
+      }
+      for (int b = 0; b < 2; ++b) {
+        if constexpr (kSum) sums.Add(SumOfLanes(lo[b], hi[b]));
+        if constexpr (kAbsSum) abs_sums.Add(SumOfLanes(abs_lo[b], abs_hi[b]));
+      }
+    }
+  }
+  for (; begin < n; begin += kPairwiseBlock) {
     const int64_t end = std::min(n, begin + kPairwiseBlock);
     V4d lo = {}, hi = {}, abs_lo = {}, abs_hi = {};
     int64_t i = begin;
