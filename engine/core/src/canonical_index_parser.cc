@@ -128,15 +128,7 @@ std::optional<IndexFileView> ParseCanonicalIndexView(std::string_view json) {
 std::optional<IndexFile> ParseCanonicalIndexJson(std::string_view json) {
   std::optional<IndexFileView> view = ParseCanonicalIndexView(json);
   if (!view) return std::nullopt;
-  IndexFile index;
-  index.mode = view->mode;
-  index.mode_step = view->mode_step;
-  if (view->event_file_name) index.event_file_name.emplace(*view->event_file_name);
-  index.tensor_payload.reserve(view->tensor_payload.size());
-  for (const IndexEntryView& e : view->tensor_payload) {
-    index.tensor_payload.push_back(IndexEntry{std::string(e.tensor_name), e.start_idx, e.length});
-  }
-  return index;
+  return view->ToIndexFile();
 }
 
 }  // namespace litmus

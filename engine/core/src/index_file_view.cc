@@ -22,6 +22,19 @@ IndexFileView IndexFileView::Of(IndexFile file) {
   return view;
 }
 
+IndexFile IndexFileView::ToIndexFile() const {
+  IndexFile file;
+  file.mode = mode;
+  file.mode_step = mode_step;
+  if (event_file_name) file.event_file_name.emplace(*event_file_name);
+  file.tensor_payload.reserve(tensor_payload.size());
+  for (const IndexEntryView& e : tensor_payload) {
+    file.tensor_payload.push_back(IndexEntry{std::string(e.tensor_name), e.start_idx, e.length});
+  }
+  file.shape_payload = shape_payload;
+  return file;
+}
+
 StatusOr<IndexFileView> ParseIndexFileView(std::string json, std::string_view file_name) {
   auto text = std::make_shared<const std::string>(std::move(json));
   if (std::optional<IndexFileView> canonical = ParseCanonicalIndexView(*text)) {

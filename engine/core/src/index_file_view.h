@@ -36,6 +36,8 @@ struct IndexFileView {
 
   // A view of `file` (which it then owns).
   static IndexFileView Of(IndexFile file);
+  // The IndexFile this view shows (its own strings).
+  IndexFile ToIndexFile() const;
 };
 
 // ParseIndexJson (index_parser.h) of `json`, the same checks, errors and result, as a view.

@@ -27,15 +27,7 @@ constexpr std::string_view kFile = "index/000000000/000000000003_worker_0.json";
 // The IndexFile a view shows (or its error).
 StatusOr<IndexFile> FromView(const StatusOr<IndexFileView>& view) {
   if (!view.ok()) return view.status();
-  IndexFile out;
-  out.mode = view->mode;
-  out.mode_step = view->mode_step;
-  if (view->event_file_name) out.event_file_name.emplace(*view->event_file_name);
-  for (const IndexEntryView& e : view->tensor_payload) {
-    out.tensor_payload.push_back({std::string(e.tensor_name), e.start_idx, e.length});
-  }
-  out.shape_payload = view->shape_payload;
-  return out;
+  return view->ToIndexFile();
 }
 
 // Returns true when both parsers, and the view of the catalog's parse, agree on `json`; counts
