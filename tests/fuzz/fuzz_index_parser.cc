@@ -2,17 +2,20 @@
 // (ParseIndexJson) and as a collections file (ParseCollectionsJson, then MakeCollection, which
 // compiles the include_regex patterns through the Python-regex translator and PCRE2, and runs
 // them once). Invariants checked: parsing never crashes, the streaming index parser (and its
-// fast path for smdebug's layout, whenever it takes the input) returns exactly what the
-// DOM-based reference parser does (tests/support/index_json_reference.h), an
+// fast path for smdebug's layout, whenever it takes the input, and the catalog's parse into a
+// view of the text) returns exactly what the DOM-based reference parser does
+// (tests/support/index_json_reference.h), an
 // accepted index file has a safe event_file_name and in-range offsets, and accepted reductions
 // parse again.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "canonical_index_parser.h"
 #include "collections_parser.h"
+#include "index_file_view.h"
 #include "index_parser.h"
 #include "python_regex.h"
 #include "support/index_json_reference.h"
@@ -33,6 +36,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(litmus::testing::DescribeIndexResult(index) == litmus::testing::DescribeIndexResult(reference));
   if (const std::optional<litmus::IndexFile> canonical = litmus::ParseCanonicalIndexJson(text)) {
     Check(litmus::testing::DescribeIndexResult(litmus::StatusOr<litmus::IndexFile>(*canonical)) ==
+          litmus::testing::DescribeIndexResult(reference));
+  }
+  {
+    const litmus::StatusOr<litmus::IndexFileView> view = litmus::ParseIndexFileView(std::string(text), "fuzz.json");
+    Check(litmus::testing::DescribeIndexResult(view.ok() ? litmus::StatusOr<litmus::IndexFile>(view->ToIndexFile())
+                                                         : litmus::StatusOr<litmus::IndexFile>(view.status())) ==
           litmus::testing::DescribeIndexResult(reference));
   }
   if (index.ok()) {
