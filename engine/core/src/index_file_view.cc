@@ -1,5 +1,6 @@
 // IndexFileView (index_file_view.h): smdebug's layout parsed in place (canonical_index_parser.h),
-// anything else through ParseIndexJson's general path.
+// anything else through ParseIndexJson's general path (ParseIndexJsonGeneral: the fast path has
+// declined already).
 #include "index_file_view.h"
 
 #include <utility>
@@ -41,7 +42,7 @@ StatusOr<IndexFileView> ParseIndexFileView(std::string json, std::string_view fi
     canonical->owner = std::move(text);
     return *std::move(canonical);
   }
-  LITMUS_ASSIGN_OR_RETURN(IndexFile file, ParseIndexJson(*text, file_name));
+  LITMUS_ASSIGN_OR_RETURN(IndexFile file, ParseIndexJsonGeneral(*text, file_name));
   return IndexFileView::Of(std::move(file));
 }
 

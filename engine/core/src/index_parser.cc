@@ -403,6 +403,10 @@ bool SafeRelativePath(std::string_view path) {
 StatusOr<IndexFile> ParseIndexJson(std::string_view json, std::string_view file_name) {
   // The files smdebug writes, in one pass (canonical_index_parser.h).
   if (std::optional<IndexFile> canonical = ParseCanonicalIndexJson(json)) return *std::move(canonical);
+  return ParseIndexJsonGeneral(json, file_name);
+}
+
+StatusOr<IndexFile> ParseIndexJsonGeneral(std::string_view json, std::string_view file_name) {
   // The fast scanner takes the files training jobs write; anything it does not take (escapes,
   // non-ASCII names, floats, syntax errors) nlohmann parses again from the start.
   {

@@ -19,6 +19,9 @@ namespace litmus {
 //   InvalidArgument: an event_file_name that is not a safe relative path (SafeRelativePath).
 // Offsets are 64-bit. Unknown keys are ignored, as smdebug does.
 StatusOr<IndexFile> ParseIndexJson(std::string_view json, std::string_view file_name);
+// ParseIndexJson without its fast path for smdebug's layout (for a caller that ran that path
+// itself and it declined: ParseIndexFileView); the same result.
+StatusOr<IndexFile> ParseIndexJsonGeneral(std::string_view json, std::string_view file_name);
 
 // True if `path` is a non-empty relative '/'-separated path that stays inside the folder it is
 // relative to: no leading '/', no ".." component, no NUL, no backslash (so no Windows-style
