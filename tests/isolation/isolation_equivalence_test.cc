@@ -1,8 +1,9 @@
-// Isolation changes where rules run, never what they find: every built-in tensor rule in one job,
-// run with `--isolation none` and with rules in worker processes (the default) that evaluate one
-// step per call or several (`--rule-batch-steps`, requirement lists predicted and checked in the
-// worker), gives the same statuses, rule reports, series and events (times aside) on simulated
-// training runs and smdebug's own trials. The worker reads the values the runner decoded through the shared memory and a table
+// Isolation and calls of several steps change where and how rules run, never what they find:
+// every built-in tensor rule in one job, run with `--isolation none` and with rules in worker
+// processes (the default), each evaluating one step per call or several (`--rule-batch-steps`,
+// requirement lists predicted, and checked where the rule runs before each step), gives the same
+// statuses, rule reports, series and events (times aside) on simulated training runs and
+// smdebug's own trials as in-process rules called one step at a time. The worker reads the values the runner decoded through the shared memory and a table
 // of them per step (isolation/tensor_table.h); a table entry that pointed at the wrong tensor,
 // step or reduction would change a verdict here.
 #include <filesystem>
@@ -120,12 +121,15 @@ void ExpectSame(const Findings& isolated, const Findings& in_process, size_t rul
 
 void ExpectSameFindings(const std::string& trial) {
   testing::TempDir work;
-  const Findings in_process = Run(trial, "none", work.path() / "none");
-  // One step per call, a few, and the default (16).
-  for (const char* batch : {"1", "4", "16"}) {
-    SCOPED_TRACE(std::string("--rule-batch-steps ") + batch);
-    ExpectSame(Run(trial, "process", work.path() / (std::string("batch") + batch), {"--rule-batch-steps", batch}),
-               in_process);
+  const Findings one_step = Run(trial, "none", work.path() / "none1", {"--rule-batch-steps", "1"});
+  // In process, a few steps per call and the default (16); isolated, one step per call too.
+  for (const char* isolation : {"none", "process"}) {
+    for (const char* batch : {"1", "4", "16"}) {
+      if (std::string(isolation) == "none" && std::string(batch) == "1") continue;
+      SCOPED_TRACE(std::string("--isolation ") + isolation + " --rule-batch-steps " + batch);
+      ExpectSame(Run(trial, isolation, work.path() / (std::string(isolation) + batch), {"--rule-batch-steps", batch}),
+                 one_step);
+    }
   }
 }
 
@@ -258,6 +262,22 @@ TEST(CallsOfSeveralSteps, StayLongBesideARuleThatCannotDeclare) {
   EXPECT_EQ(alone_status.at("Progress").at("LastStep"), 431) << alone_status.dump();
 }
 
+// The job of `config` (rules of `plugin` among them) in calls of several steps, in process and
+// isolated, and isolated one step per call, finds what `one_step` (in process, one step per
+// call) found.
+void ExpectSameInCallsOfSeveralSteps(const fs::path& config, const std::vector<std::string>& plugin,
+                                     const Findings& one_step, const testing::TempDir& dir, size_t rules = 3) {
+  for (const char* isolation : {"none", "process"}) {
+    for (const char* batch : {"1", "16"}) {
+      if (std::string(isolation) == "none" && std::string(batch) == "1") continue;
+      SCOPED_TRACE(std::string("--isolation ") + isolation + " --rule-batch-steps " + batch);
+      std::vector<std::string> extra = plugin;
+      extra.insert(extra.end(), {"--rule-batch-steps", batch});
+      ExpectSame(RunConfig(config, isolation, dir.path() / (std::string(isolation) + batch), extra), one_step, rules);
+    }
+  }
+}
+
 // Rules whose lists cannot be declared at most steps (FireAtStep with declare_every: the others
 // are skipped) are asked about a call's steps in one round trip (protocol.h
 // kRequiredTensorsSteps), beside rules invoked at every step: the outcomes are the in-process
@@ -274,7 +294,9 @@ TEST(CallsOfSeveralSteps, RulesThatCannotDeclareFindWhatTheyFindInProcess) {
       "declare_error_at: '250'}}\n"
       "  - {rule: UnchangedTensor}\n");
   const std::vector<std::string> plugin = {"--plugin", LITMUS_TEST_RULES_PLUGIN};
-  const Findings in_process = RunConfig(config, "none", dir.path() / "none", plugin);
+  std::vector<std::string> one_step = plugin;
+  one_step.insert(one_step.end(), {"--rule-batch-steps", "1"});
+  const Findings in_process = RunConfig(config, "none", dir.path() / "none", one_step);
   EXPECT_NE(in_process.exit_code, 0) << in_process.err;  // (the error outweighs the finding)
   EXPECT_NE(in_process.exit_code, 1) << in_process.err;
   ASSERT_EQ(in_process.statuses.size(), 3u);
@@ -283,12 +305,40 @@ TEST(CallsOfSeveralSteps, RulesThatCannotDeclareFindWhatTheyFindInProcess) {
   EXPECT_EQ(in_process.statuses[1][1], "Error") << in_process.statuses.dump();
   EXPECT_NE(in_process.statuses[1][2].get<std::string>().find("declare_error_at 250"), std::string::npos)
       << in_process.statuses.dump();
-  for (const char* batch : {"1", "16"}) {
-    SCOPED_TRACE(std::string("--rule-batch-steps ") + batch);
-    std::vector<std::string> extra = plugin;
-    extra.insert(extra.end(), {"--rule-batch-steps", batch});
-    ExpectSame(RunConfig(config, "process", dir.path() / (std::string("batch") + batch), extra), in_process, 3);
+  ExpectSameInCallsOfSeveralSteps(config, plugin, in_process, dir);
+}
+
+// A rule whose list depends on what its calls found (FiresEveryNth with then_tensor: a gradient,
+// saved at TRAIN steps only, until its first firing, then the loss, saved at every step): the
+// lists predicted for the later steps of a call are wrong after a firing inside it. Checked
+// before each step where the rule runs (its worker, or the in-process handle), the call stops
+// there and the runner declares the step again; unchecked, the EVAL steps of that call would be
+// skipped for the missing gradient, and the rule, which counts the steps it evaluated, would
+// fire elsewhere.
+TEST(CallsOfSeveralSteps, ListsThatDependOnTheRulesFindingsAreCheckedBeforeEachStep) {
+  testing::TempDir dir;
+  const fs::path trial = WriteHealthyTrial(dir);
+  ASSERT_FALSE(HasFailure());
+  const fs::path config = WriteJobConfig(
+      dir, trial,
+      "  - {rule: FiresEveryNth, parameters: {every: '25', tensor: gradient/MLP_fc1.bias, "
+      "then_tensor: MSELoss_output_0}}\n"
+      "  - {rule: UnchangedTensor}\n");
+  const std::vector<std::string> plugin = {"--plugin", LITMUS_TEST_RULES_PLUGIN};
+  std::vector<std::string> one_step = plugin;
+  one_step.insert(one_step.end(), {"--rule-batch-steps", "1"});
+  const Findings in_process = RunConfig(config, "none", dir.path() / "none", one_step);
+  ASSERT_EQ(in_process.exit_code, 1) << in_process.err;
+  // The premise: 25 TRAIN steps (0-9, 12-21, 24-28: the EVAL steps 10, 11, 22, 23 skipped), a
+  // firing at step 28, then every step, EVAL ones included: 53 (28 + 25).
+  std::vector<int64_t> fired;
+  for (const Json& e : in_process.events) {
+    if (e.at("event") == "RuleEvaluationConditionMet" && e.at("rule") == "FiresEveryNth") fired.push_back(e.at("step"));
   }
+  ASSERT_GE(fired.size(), 2u) << in_process.err;
+  EXPECT_EQ(fired[0], 28);
+  EXPECT_EQ(fired[1], 53);
+  ExpectSameInCallsOfSeveralSteps(config, plugin, in_process, dir, 2);
 }
 
 TEST(IsolationEquivalence, SmdebugTrials) {

@@ -22,6 +22,9 @@
 //               (required int), reading `tensor` (required string) at each step; with a trial
 //               where every step is saved, it fires at steps every-1, 2*every-1, ... A resumed
 //               job must replay its earlier steps to fire where an uninterrupted one does.
+//               With `then_tensor` set, once it fired it requires and reads that tensor instead:
+//               its list depends on what its calls found, so a list predicted from its earlier
+//               ones is wrong after its first firing.
 //   ReductionMatchesValue  requires every tensor of `collection` (required string) at each step,
 //               with {.reductions_only = true} unless `reductions_only` is false, then reads
 //               both its mean |x| and its raw value (float32) anyway, and fires when the mean |x|
@@ -164,22 +167,30 @@ class PollFires : public litmus::Rule {
 class FiresEveryNth : public litmus::Rule {
  public:
   explicit FiresEveryNth(const litmus::RuleArgs& args)
-      : Rule(args), every_(param_int("every")), tensor_(param_string("tensor")) {}
+      : Rule(args),
+        every_(param_int("every")),
+        tensor_(param_string("tensor")),
+        then_tensor_(param_optional_string("then_tensor")) {}
 
-  void set_required_tensors(int64_t step) override { req_tensors().add(tensor_, {step}); }
+  void set_required_tensors(int64_t step) override { req_tensors().add(current(), {step}); }
 
   bool invoke_at_step(int64_t step) override {
-    base_trial().tensor(tensor_).value(step);
+    base_trial().tensor(current()).value(step);
     ++evaluated_;
     if (evaluated_ % every_ != 0) return false;
     report_violations(1);
+    fired_ = true;
     return true;
   }
 
  private:
+  const std::string& current() const { return fired_ && then_tensor_ ? *then_tensor_ : tensor_; }
+
   int64_t every_;
   std::string tensor_;
+  std::optional<std::string> then_tensor_;
   int64_t evaluated_ = 0;
+  bool fired_ = false;
 };
 
 class ReductionMatchesValue : public litmus::Rule {
@@ -243,7 +254,8 @@ LITMUS_RULE_PLUGIN(
                 litmus::StringParam("action", "None", "an action (JSON) to register in create")),
     LITMUS_RULE(FiresEveryNth, "FiresEveryNth", "1.0.0", "fires at every every-th step it evaluates",
                 litmus::Required(litmus::IntParam("every", "", "fire at every every-th evaluated step")),
-                litmus::Required(litmus::StringParam("tensor", "", "the tensor read at each step"))),
+                litmus::Required(litmus::StringParam("tensor", "", "the tensor read at each step")),
+                litmus::StringParam("then_tensor", "None", "the tensor required and read once it fired")),
     LITMUS_RULE(ReductionMatchesValue, "ReductionMatchesValue", "1.0.0",
                 "fires when a tensor's mean |x| differs from that of its raw value",
                 litmus::Required(litmus::StringParam("collection", "", "the collection whose tensors are checked")),

@@ -66,7 +66,8 @@ IsolatedRule::IsolatedRule(const LoadedRule& rule, std::string configuration_nam
       arena_(std::move(arena)),
       table_(std::move(table)),
       ctx_(configuration_name_, trials_, &report_),
-      require_ctx_(configuration_name_, trials_, nullptr) {}
+      require_ctx_(configuration_name_, trials_, nullptr),
+      predictor_(trials_.empty() ? nullptr : trials_[0]) {}
 
 StatusOr<std::unique_ptr<IsolatedRule>> IsolatedRule::Create(const LoadedRule& rule, std::string configuration_name,
                                                              std::vector<Trial*> trials,
@@ -177,20 +178,7 @@ IsolatedRule::~IsolatedRule() {
   process_.reset();  // kills (if still running) and reaps
 }
 
-uint64_t IsolatedRule::Generation() const {
-  uint64_t h = 1469598103934665603ull;
-  const auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
-  for (const Trial* t : trials_) {
-    mix(t->index_files_parsed());
-    mix(t->last_complete_step());
-    mix(t->end_marker_seen());
-    mix(t->loaded_all_steps());
-    mix(t->collections_ready());
-    mix(static_cast<int64_t>(t->collections().size()));
-    mix(t->num_workers());
-  }
-  return h;
-}
+uint64_t IsolatedRule::Generation() const { return TrialsGeneration(trials_); }
 
 PluginCallResult IsolatedRule::Stopped() {
   // Not the rule's failure, and not an outcome: the runner sees stopped() and leaves the step
@@ -659,13 +647,7 @@ std::optional<int64_t> IsolatedRule::NextDeclareStep() const {
 
 std::optional<int64_t> IsolatedRule::NextAvailableAfter(int64_t step) const {
   if (trials_.empty()) return std::nullopt;
-  const Trial& base = *trials_[0];
-  for (auto s = base.FirstStepAtOrAfter(step + 1); s; s = base.FirstStepAtOrAfter(*s + 1)) {
-    const StepState state = base.StepAvailability(*s);
-    if (state == StepState::kAvailable) return s;
-    if (state == StepState::kNotYetAvailable) return std::nullopt;
-  }
-  return std::nullopt;
+  return NextAvailableStepAfter(*trials_[0], step);
 }
 
 PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& what, int64_t step,
@@ -674,11 +656,11 @@ PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& 
   std::optional<PluginCallResult> result = ReadResult(in, what);
   if (result->status != LITMUS_OK) return *result;
   const uint64_t count = in.Get<uint64_t>();
-  if (count == kSameRequirements && !history_.entries().empty() && !in.failed()) {
+  if (count == kSameRequirements && !predictor_.history().entries().empty() && !in.failed()) {
     // The last list again, relative to its step (protocol.h).
-    const RequirementHistory::Entry& last = history_.entries().back();
+    const RequirementHistory::Entry& last = predictor_.history().entries().back();
     RequirementHistory::Moved(last.requirements, step - last.step, out);
-    history_.Record(step, *out);
+    predictor_.history().Record(step, *out);
     return *result;
   }
   // The worker recorded exact, checked names: record them again here, on the runner's trials.
@@ -695,7 +677,7 @@ PluginCallResult IsolatedRule::ReadRequirements(Decoder& in, const std::string& 
     out->clear();
     return Fail(what, "sent a malformed reply (protocol error)");
   }
-  history_.Record(step, *out);
+  predictor_.history().Record(step, *out);
   return *result;
 }
 
@@ -716,12 +698,7 @@ void IsolatedRule::AppendLocalTensors(int64_t step, const InvokeInput& input, En
   // The list the runner read the step's values for: predicted for this call, or declared.
   const auto it = declared_.find(step);
   const std::vector<TensorRequirement>* list = it != declared_.end() ? &it->second : nullptr;
-  for (auto p = predicted_.rbegin(); p != predicted_.rend(); ++p) {
-    if (p->step == step) {
-      list = &p->requirements;
-      break;
-    }
-  }
+  if (const RequirementHistory::Entry* p = predictor_.Predicted(step)) list = &p->requirements;
   if (list != nullptr) {
     for (const TensorRequirement& req : *list) {
       if (req.trial >= trials_.size()) continue;
@@ -854,66 +831,16 @@ void IsolatedRule::AppendStepQueryAnswers(int64_t step, std::span<const int64_t>
   out.PutAt<uint64_t>(count_at, count);
 }
 
-const RequirementHistory::Entry* IsolatedRule::KnownList(int64_t step) const {
-  for (auto it = predicted_.rbegin(); it != predicted_.rend(); ++it) {
-    if (it->step == step) return &*it;
-  }
-  return history_.Find(step);
-}
-
-const RequirementHistory::Entry* IsolatedRule::ReferenceFor(int64_t step) const {
-  if (repeat_distance_) {
-    if (const RequirementHistory::Entry* e = KnownList(step - *repeat_distance_)) return e;
-  }
-  // The newest list (those predicted for this call first), preferably of a step of the same mode.
-  const auto mode = [&](int64_t s) {
-    const auto m = trials_[0]->ModeOfGlobalStep(s);
-    return m ? std::optional<Mode>(m->first) : std::nullopt;
-  };
-  const std::optional<Mode> wanted = mode(step);
-  const RequirementHistory::Entry* newest = nullptr;
-  const RequirementHistory::Entry* same_mode = nullptr;
-  const auto consider = [&](const RequirementHistory::Entry& e) {
-    if (e.step >= step) return;
-    if (newest == nullptr) newest = &e;
-    if (same_mode == nullptr && mode(e.step) == wanted) same_mode = &e;
-  };
-  for (auto it = predicted_.rbegin(); it != predicted_.rend() && same_mode == nullptr; ++it) consider(*it);
-  const auto& recorded = history_.entries();
-  for (auto it = recorded.rbegin(); it != recorded.rend() && same_mode == nullptr; ++it) consider(*it);
-  return same_mode != nullptr ? same_mode : newest;
-}
-
-std::optional<int64_t> IsolatedRule::MovedReference(int64_t step, std::vector<TensorRequirement>* out) const {
-  if (failed_ || trials_.empty()) return std::nullopt;
-  const RequirementHistory::Entry* reference = ReferenceFor(step);
-  if (reference == nullptr) return std::nullopt;
-  RequirementHistory::Moved(reference->requirements, step - reference->step, out);
-  return reference->step;
-}
-
 bool IsolatedRule::PredictRequirements(int64_t step, std::vector<TensorRequirement>* out) {
   DrainAhead();
-  // (A rule whose list depends on the modes of the steps around it, as WeightUpdateRatio's on
-  // the previous TRAIN step, repeats its lists with the period of the trial's TRAIN/EVAL pattern.)
-  if (std::exchange(mispredicted_, false)) repeat_distance_ = history_.RepeatDistance();
-  // Predictions of one call come in step order; an older one was not sent (ForgetPredictions).
-  while (!predicted_.empty() && predicted_.back().step >= step) predicted_.pop_back();
-  const std::optional<int64_t> reference_step = MovedReference(step, out);
-  if (!reference_step) return false;
-  references_[step] = *reference_step;
-  predicted_.push_back({step, *out});  // (AppendLocalTensors finds it there: not in declared_)
-  return true;
+  return !failed_ && !trials_.empty() && predictor_.Predict(step, out).has_value();
 }
 
 bool IsolatedRule::PeekRequirements(int64_t step, std::vector<TensorRequirement>* out) const {
-  return MovedReference(step, out).has_value();
+  return !failed_ && !trials_.empty() && predictor_.Peek(step, out).has_value();
 }
 
-void IsolatedRule::ForgetPredictions() {
-  predicted_.clear();
-  references_.clear();
-}
+void IsolatedRule::ForgetPredictions() { predictor_.Forget(); }
 
 std::string IsolatedRule::AtSteps(std::span<const int64_t> steps) {
   return "in a call of steps " + std::to_string(steps.front()) + "-" + std::to_string(steps.back()) +
@@ -941,8 +868,7 @@ void IsolatedRule::StartInvokeSteps(std::span<const int64_t> all_steps, const In
   const std::optional<int64_t> next = NextAvailableAfter(steps.back());
   for (size_t k = 0; k < steps.size(); ++k) {
     // A step declared before this call (not predicted) is its own reference.
-    const auto reference = references_.find(steps[k]);
-    request.Put<int64_t>(steps[k]).Put<int64_t>(reference != references_.end() ? reference->second : steps[k]);
+    request.Put<int64_t>(steps[k]).Put<int64_t>(predictor_.ReferenceOf(steps[k]).value_or(steps[k]));
     request.Put<uint8_t>(k < input.skip.size() && input.skip[k] != 0 ? 0 : 1);
     AppendLocalTensors(steps[k], input, request);
     // The worker declares each step after the first, and the last's next one after them all.
@@ -1004,8 +930,7 @@ std::vector<PluginCallResult> IsolatedRule::InvokeSteps(std::span<const int64_t>
   }
   Decoder in(reply.payload);
   const uint64_t ran = in.Get<uint64_t>();
-  std::vector<RequirementHistory::Entry> predicted = std::exchange(predicted_, {});
-  references_.clear();
+  std::vector<RequirementHistory::Entry> predicted = predictor_.Take();
   if (in.failed() || ran == 0 || ran > steps.size()) return {Fail(what, "sent a malformed reply (protocol error)")};
   std::vector<PluginCallResult> results;
   for (uint64_t k = 0; k < ran; ++k) {
@@ -1019,19 +944,19 @@ std::vector<PluginCallResult> IsolatedRule::InvokeSteps(std::span<const int64_t>
     const auto it = std::find_if(predicted.begin(), predicted.end(),
                                  [&](const RequirementHistory::Entry& e) { return e.step == steps[k]; });
     if (it != predicted.end()) {
-      history_.Record(steps[k], std::move(it->requirements));  // (each step's once: a call's steps differ)
+      predictor_.history().Record(steps[k], std::move(it->requirements));  // (each step's once: a call's steps differ)
       continue;
     }
-    const std::vector<TensorRequirement>* list = history_.At(steps[k]);
+    const std::vector<TensorRequirement>* list = predictor_.history().At(steps[k]);
     if (list == nullptr) return {Fail(what, "ran a step whose list the runner lacks (internal error)")};
-    history_.Record(steps[k], std::vector<TensorRequirement>(*list));
+    predictor_.history().Record(steps[k], std::vector<TensorRequirement>(*list));
   }
   // A call that stopped before a predicted step whose outcome let it go on: the worker found
   // that step's list different (or the rule fired: then a search for nothing).
   if (ran < steps.size() && std::any_of(predicted.begin(), predicted.end(), [&](const RequirementHistory::Entry& e) {
         return e.step == steps[ran];
       })) {
-    mispredicted_ = true;
+    predictor_.Mispredicted();
   }
   if (ran == steps.size()) {
     last_declared_ = std::max(last_declared_.value_or(steps.back()), steps.back());

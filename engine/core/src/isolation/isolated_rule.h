@@ -21,7 +21,7 @@
 
 #include "isolation/progress_slot.h"
 #include "isolation/protocol.h"
-#include "isolation/requirement_history.h"
+#include "isolation/requirement_predictor.h"
 #include "isolation/rule_handle.h"
 #include "isolation/shared_arena.h"
 #include "isolation/tensor_table.h"
@@ -139,11 +139,9 @@ class IsolatedRule : public RuleHandle {
   // What RequiredTensors returned per step (the rule's trial numbering), for Invoke's table.
   std::map<int64_t, std::vector<TensorRequirement>> declared_;
   // The requirement lists the worker sent or confirmed, as it keeps them (a kSameRequirements
-  // reply repeats the last; a kInvokeSteps step names the one its prediction moved).
-  RequirementHistory history_;
-  // The lists PredictRequirements made for the next InvokeSteps, and the step each was moved from.
-  std::vector<RequirementHistory::Entry> predicted_;
-  std::map<int64_t, int64_t> references_;
+  // reply repeats the last; a kInvokeSteps step names the one its prediction moved), and the
+  // predictions for the next InvokeSteps.
+  RequirementPredictor predictor_;
   std::optional<int64_t> last_declared_;
   // set_required_tensors run ahead (see protocol.h): asked for, and its result once read.
   struct Ahead {
@@ -178,17 +176,6 @@ class IsolatedRule : public RuleHandle {
   // The slowest recent time per step of an invoke call, and how many steps fit in one call.
   double step_seconds_ = 0;
   size_t StepsThatFit(size_t steps) const;
-  // The list a prediction for `step` moves: the list repeat_distance_ steps before it if known,
-  // else the newest predicted or recorded before it, of a step of the same mode if there is one.
-  const RequirementHistory::Entry* ReferenceFor(int64_t step) const;
-  // The newest list predicted or recorded at `step`, or null.
-  const RequirementHistory::Entry* KnownList(int64_t step) const;
-  // RequirementHistory::RepeatDistance, found again after each prediction that failed.
-  std::optional<int64_t> repeat_distance_;
-  bool mispredicted_ = false;  // the last InvokeSteps stopped before a predicted step
-  // Sets *out to ReferenceFor(step)'s list moved to `step` and returns that list's step; nullopt
-  // (nothing to predict from, or the rule failed) leaves *out alone.
-  std::optional<int64_t> MovedReference(int64_t step, std::vector<TensorRequirement>* out) const;
   // "in a call of steps A-B (--rule-batch-steps)" for a call of `steps`.
   static std::string AtSteps(std::span<const int64_t> steps);
   // Queries about "this step" (tensor_names with a step, step_mode): rules ask them at every

@@ -1,5 +1,5 @@
-// RuleIsolation: the in-process adapter, the isolated factory, the rule_timeout parameter and
-// wait-status texts. Thread-safety: see rule_handle.h.
+// RuleIsolation: the factory of in-process and isolated rules, the rule_timeout parameter, the
+// trials' generation and wait-status texts. Thread-safety: see rule_handle.h.
 #include "isolation/rule_handle.h"
 
 #include <signal.h>
@@ -11,35 +11,37 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "isolation/in_process_rule.h"
 #include "isolation/isolated_rule.h"
 #include "isolation/shared_arena.h"
 #include "isolation/step_table.h"
 #include "run/job_config.h"
 
 namespace litmus {
-namespace {
 
-// `--isolation none`: the rule runs in this process, as before isolation existed.
-class InProcessRule : public RuleHandle {
- public:
-  explicit InProcessRule(std::unique_ptr<RuleInstance> instance) : instance_(std::move(instance)) {}
-  PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) override {
-    return instance_->RequiredTensors(step, out);
+uint64_t TrialsGeneration(std::span<Trial* const> trials) {
+  uint64_t h = 1469598103934665603ull;
+  const auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
+  for (const Trial* t : trials) {
+    mix(t->index_files_parsed());
+    mix(t->last_complete_step());
+    mix(t->end_marker_seen());
+    mix(t->loaded_all_steps());
+    mix(t->collections_ready());
+    mix(static_cast<int64_t>(t->collections().size()));
+    mix(t->num_workers());
   }
-  PluginCallResult Invoke(int64_t step) override { return instance_->Invoke(step); }
-  bool polls() const override { return instance_->polls(); }
-  PluginCallResult Poll(int64_t last_step) override { return instance_->Poll(last_step); }
-  const std::vector<std::string>& extra_action_json() const override { return instance_->extra_action_json(); }
-  const RuleReport& report() const override { return instance_->report(); }
-  RuleReport& mutable_report() override { return instance_->mutable_report(); }
-  void RestoreReport(RuleReport report) override { instance_->RestoreReport(std::move(report)); }
-  const LoadedRule& rule() const override { return instance_->rule(); }
+  return h;
+}
 
- private:
-  std::unique_ptr<RuleInstance> instance_;
-};
-
-}  // namespace
+std::optional<int64_t> NextAvailableStepAfter(const Trial& base, int64_t step) {
+  for (auto s = base.FirstStepAtOrAfter(step + 1); s; s = base.FirstStepAtOrAfter(*s + 1)) {
+    const StepState state = base.StepAvailability(*s);
+    if (state == StepState::kAvailable) return s;
+    if (state == StepState::kNotYetAvailable) return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 StatusOr<std::unique_ptr<RuleIsolation>> RuleIsolation::Create(IsolationOptions options) {
   std::unique_ptr<RuleIsolation> isolation(new RuleIsolation(std::move(options)));
@@ -86,10 +88,10 @@ StatusOr<std::unique_ptr<RuleHandle>> RuleIsolation::CreateRule(const LoadedRule
     }
   }
   if (options_.mode == IsolationMode::kNone) {
-    auto instance = RuleInstance::Create(rule, std::move(configuration_name), std::move(trials), params, warnings,
+    auto instance = RuleInstance::Create(rule, std::move(configuration_name), trials, params, warnings,
                                          options_.allow_unknown_params);
     if (!instance.ok()) return instance.status();
-    std::unique_ptr<RuleHandle> handle(new InProcessRule(std::move(instance).value()));
+    std::unique_ptr<RuleHandle> handle = NewInProcessRule(std::move(instance).value(), std::move(trials));
     if (!options_.keep_series) handle->mutable_report().series.Disable();
     return handle;
   }

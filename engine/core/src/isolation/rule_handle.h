@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -112,6 +113,13 @@ class RuleHandle {
   virtual void RestoreReport(RuleReport report) = 0;
   virtual const LoadedRule& rule() const = 0;
 };
+
+// A value that changes whenever a refresh of one of `trials` found something new: a rule's
+// requirement list declared ahead of its use stays valid while it does not change.
+uint64_t TrialsGeneration(std::span<Trial* const> trials);
+// The first available step of `base` after `step`; nullopt when there is none or the next one is
+// not available yet.
+std::optional<int64_t> NextAvailableStepAfter(const Trial& base, int64_t step);
 
 enum class IsolationMode { kNone, kProcess };
 

@@ -1,0 +1,120 @@
+// InProcessRule (see in_process_rule.h). Thread-safety: as RuleHandle.
+#include "isolation/in_process_rule.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "isolation/requirement_predictor.h"
+
+namespace litmus {
+namespace {
+
+class InProcessRule : public RuleHandle {
+ public:
+  InProcessRule(std::unique_ptr<RuleInstance> instance, std::vector<Trial*> trials)
+      : instance_(std::move(instance)),
+        trials_(std::move(trials)),
+        predictor_(trials_.empty() ? nullptr : trials_[0]) {}
+
+  PluginCallResult RequiredTensors(int64_t step, std::vector<TensorRequirement>* out) override {
+    std::optional<Ahead> ahead = std::exchange(ahead_, std::nullopt);
+    if (ahead && ahead->step == step && ahead->generation == TrialsGeneration(trials_)) {
+      *out = std::move(ahead->requirements);
+      return std::move(ahead->result);
+    }
+    return Declare(step, out);
+  }
+  PluginCallResult Invoke(int64_t step) override {
+    ahead_.reset();
+    return instance_->Invoke(step);
+  }
+  bool PredictRequirements(int64_t step, std::vector<TensorRequirement>* out) override {
+    return predictor_.Predict(step, out).has_value();
+  }
+  bool PeekRequirements(int64_t step, std::vector<TensorRequirement>* out) const override {
+    return predictor_.Peek(step, out).has_value();
+  }
+  void ForgetPredictions() override { predictor_.Forget(); }
+  void StartInvokeSteps(std::span<const int64_t> steps, const InvokeInput& input) override {
+    (void)steps;
+    skip_.assign(input.skip.begin(), input.skip.end());
+    past_firings_ = input.past_firings;
+  }
+  std::vector<PluginCallResult> InvokeSteps(std::span<const int64_t> steps) override {
+    ahead_.reset();
+    const std::vector<isolation::RequirementHistory::Entry> predicted = predictor_.Take();
+    std::vector<PluginCallResult> results;
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const auto guess = std::find_if(predicted.begin(), predicted.end(),
+                                      [&](const isolation::RequirementHistory::Entry& e) { return e.step == steps[k]; });
+      if (k > 0 && guess != predicted.end()) {
+        Ahead declared{steps[k], TrialsGeneration(trials_), {}, {}};
+        declared.result = Declare(steps[k], &declared.requirements);
+        if (declared.result.status != LITMUS_OK ||
+            !isolation::RequirementHistory::IsMoved(guess->requirements, 0, declared.requirements)) {
+          ahead_ = std::move(declared);  // (the runner's declaration of the step)
+          predictor_.Mispredicted();
+          break;
+        }
+      }
+      if (k < skip_.size() && skip_[k] != 0) {  // (confirmed above: a missing tensor of its list)
+        results.push_back({LITMUS_OK, ""});
+        continue;
+      }
+      results.push_back(instance_->Invoke(steps[k]));
+      const litmus_status_t status = results.back().status;
+      if (status != LITMUS_OK && (status != LITMUS_CONDITION_MET || !past_firings_)) break;
+    }
+    skip_.clear();
+    if (results.size() == steps.size() && !trials_.empty()) {
+      if (const std::optional<int64_t> next = NextAvailableStepAfter(*trials_[0], steps.back())) {
+        Ahead declared{*next, TrialsGeneration(trials_), {}, {}};
+        declared.result = Declare(*next, &declared.requirements);
+        ahead_ = std::move(declared);
+      }
+    }
+    return results;
+  }
+  bool polls() const override { return instance_->polls(); }
+  PluginCallResult Poll(int64_t last_step) override {
+    ahead_.reset();  // (a poll may change what the rule declares)
+    return instance_->Poll(last_step);
+  }
+  const std::vector<std::string>& extra_action_json() const override { return instance_->extra_action_json(); }
+  const RuleReport& report() const override { return instance_->report(); }
+  RuleReport& mutable_report() override { return instance_->mutable_report(); }
+  void RestoreReport(RuleReport report) override { instance_->RestoreReport(std::move(report)); }
+  const LoadedRule& rule() const override { return instance_->rule(); }
+
+ private:
+  // A declaration made before the runner asked for it, valid while the trials' generation holds.
+  struct Ahead {
+    int64_t step = 0;
+    uint64_t generation = 0;
+    PluginCallResult result;
+    std::vector<TensorRequirement> requirements;
+  };
+
+  // The rule's set_required_tensors, its list recorded for the predictions.
+  PluginCallResult Declare(int64_t step, std::vector<TensorRequirement>* out) {
+    PluginCallResult result = instance_->RequiredTensors(step, out);
+    if (result.status == LITMUS_OK) predictor_.history().Record(step, *out);
+    return result;
+  }
+
+  std::unique_ptr<RuleInstance> instance_;
+  const std::vector<Trial*> trials_;
+  isolation::RequirementPredictor predictor_;
+  std::optional<Ahead> ahead_;
+  std::vector<uint8_t> skip_;  // of the call StartInvokeSteps was given
+  bool past_firings_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<RuleHandle> NewInProcessRule(std::unique_ptr<RuleInstance> instance, std::vector<Trial*> trials) {
+  return std::make_unique<InProcessRule>(std::move(instance), std::move(trials));
+}
+
+}  // namespace litmus
