@@ -45,15 +45,15 @@ class InProcessRule : public RuleHandle {
     ahead_.reset();
     const std::vector<isolation::RequirementHistory::Entry> predicted = predictor_.Take();
     std::vector<PluginCallResult> results;
+    std::vector<TensorRequirement> declared;
     for (size_t k = 0; k < steps.size(); ++k) {
       const auto guess = std::find_if(predicted.begin(), predicted.end(),
                                       [&](const isolation::RequirementHistory::Entry& e) { return e.step == steps[k]; });
       if (k > 0 && guess != predicted.end()) {
-        Ahead declared{steps[k], TrialsGeneration(trials_), {}, {}};
-        declared.result = Declare(steps[k], &declared.requirements);
-        if (declared.result.status != LITMUS_OK ||
-            !isolation::RequirementHistory::IsMoved(guess->requirements, 0, declared.requirements)) {
-          ahead_ = std::move(declared);  // (the runner's declaration of the step)
+        PluginCallResult result = Declare(steps[k], &declared);
+        if (result.status != LITMUS_OK || !isolation::RequirementHistory::IsMoved(guess->requirements, 0, declared)) {
+          // (the runner's declaration of the step, which it makes next)
+          ahead_ = Ahead{steps[k], TrialsGeneration(trials_), std::move(result), std::move(declared)};
           predictor_.Mispredicted();
           break;
         }
