@@ -10,11 +10,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <numeric>
 #include <chrono>
 #include <compare>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <set>
 #include <string>
 #include <utility>
