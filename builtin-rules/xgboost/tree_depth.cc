@@ -127,10 +127,15 @@ TreeDepth::TreeDepth(const litmus::RuleArgs& args) : Rule(args), depth_(param_fl
 }
 
 void TreeDepth::set_required_tensors(int64_t step) {
-  if (!logged_missing_nodes_ && !base_trial().has_tensor(kNodeTensor)) {
-    log_warning("the trial has no tensor ", kNodeTensor,
-                " (save the XGBoost hook's `trees` collection); steps without it are skipped");
-    logged_missing_nodes_ = true;
+  // (A tensor once saved stays in the trial: found, it is not asked about again; has_tensor
+  // lists its steps, which cost as much as a step's work on a long trial.)
+  if (!nodes_seen_ && !logged_missing_nodes_) {
+    nodes_seen_ = base_trial().has_tensor(kNodeTensor);
+    if (!nodes_seen_) {
+      log_warning("the trial has no tensor ", kNodeTensor,
+                  " (save the XGBoost hook's `trees` collection); steps without it are skipped");
+      logged_missing_nodes_ = true;
+    }
   }
   // Throws TensorUnavailable when trees/Node was never saved: the host skips the step.
   req_tensors().add(kNodeTensor, {step});

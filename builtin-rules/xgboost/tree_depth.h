@@ -41,6 +41,7 @@ class TreeDepth : public litmus::Rule {
   double depth_;
   // Details describe the last evaluated step until the first firing, then the last firing.
   bool fired_ = false;
+  bool nodes_seen_ = false;  // trees/Node is in the trial
   bool logged_missing_nodes_ = false;
   bool logged_unusable_nodes_ = false;
   bool logged_bad_children_ = false;
