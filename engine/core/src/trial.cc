@@ -1089,9 +1089,11 @@ StatusOr<std::vector<std::string_view>> Trial::TensorNameViewsMatching(const std
 
 const std::map<std::string, Collection>& Trial::collections() const { return impl_->collections; }
 bool Trial::HasTensor(const std::string& name) const { return impl_->catalog.FindTensor(name) != nullptr; }
-std::optional<std::string_view> Trial::SavedTensorName(std::string_view name) const {
+std::optional<std::string_view> Trial::SavedTensorName(std::string_view name, bool rule_read) const {
   const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
   if (tensor == nullptr) return std::nullopt;
+  // (As in Value(): read first, the flag is usually set already.)
+  if (rule_read && !tensor->raw_read.load(std::memory_order_relaxed)) tensor->raw_read.store(true, std::memory_order_relaxed);
   return tensor->name;
 }
 

@@ -10,7 +10,7 @@
 namespace litmus {
 namespace {
 
-class InProcessRule : public RuleHandle {
+class InProcessRule : public RuleHandle, private CallValues {
  public:
   InProcessRule(std::unique_ptr<RuleInstance> instance, std::vector<Trial*> trials)
       : instance_(std::move(instance)),
@@ -25,8 +25,13 @@ class InProcessRule : public RuleHandle {
     }
     return Declare(step, out);
   }
+  void StartInvoke(int64_t step, const InvokeInput& input) override {
+    (void)step;
+    call_input_ = input;
+  }
   PluginCallResult Invoke(int64_t step) override {
     ahead_.reset();
+    const ReadingCallValues reading(*this);
     return instance_->Invoke(step);
   }
   bool PredictRequirements(int64_t step, std::vector<TensorRequirement>* out) override {
@@ -38,11 +43,13 @@ class InProcessRule : public RuleHandle {
   void ForgetPredictions() override { predictor_.Forget(); }
   void StartInvokeSteps(std::span<const int64_t> steps, const InvokeInput& input) override {
     (void)steps;
+    call_input_ = input;
     skip_.assign(input.skip.begin(), input.skip.end());
     past_firings_ = input.past_firings;
   }
   std::vector<PluginCallResult> InvokeSteps(std::span<const int64_t> steps) override {
     ahead_.reset();
+    const ReadingCallValues reading(*this);
     const std::vector<isolation::RequirementHistory::Entry> predicted = predictor_.Take();
     std::vector<PluginCallResult> results;
     std::vector<TensorRequirement> declared;
@@ -88,6 +95,35 @@ class InProcessRule : public RuleHandle {
   const LoadedRule& rule() const override { return instance_->rule(); }
 
  private:
+  // CallValues: the call's values (StartInvoke's input) by the rule's trial number and the
+  // trial's own copy of the name, as the runner keyed them.
+  TensorPtr Find(uint32_t trial, std::string_view name, int64_t step) const override {
+    const InvokeInput& in = call_input_;
+    if (in.values == nullptr || trial >= trials_.size() || trial >= in.trial_indices.size()) return nullptr;
+    const std::optional<std::string_view> saved = trials_[trial]->SavedTensorName(name, /*rule_read=*/true);
+    if (!saved) return nullptr;
+    const ReadKey key{.trial = in.trial_indices[trial], .name = *saved, .step = step};
+    static const ReadValueIndex kUnindexed;  // (its Find is a binary search)
+    const ReadValue* found = (in.index != nullptr ? *in.index : kUnindexed).Find(*in.values, key);
+    if (found == nullptr || found->value == nullptr || found->value->is_summary()) return nullptr;
+    return found->value;
+  }
+  // Hands the call's values to the rule's calls for its scope (the input lives only until the
+  // runner's next step).
+  class ReadingCallValues {
+   public:
+    explicit ReadingCallValues(InProcessRule& rule) : rule_(rule) { rule_.instance_->set_call_values(&rule_); }
+    ~ReadingCallValues() {
+      rule_.instance_->set_call_values(nullptr);
+      rule_.call_input_ = InvokeInput{};
+    }
+    ReadingCallValues(const ReadingCallValues&) = delete;
+    ReadingCallValues& operator=(const ReadingCallValues&) = delete;
+
+   private:
+    InProcessRule& rule_;
+  };
+
   // A declaration made before the runner asked for it, valid while the trials' generation holds.
   struct Ahead {
     int64_t step = 0;
@@ -107,6 +143,7 @@ class InProcessRule : public RuleHandle {
   const std::vector<Trial*> trials_;
   isolation::RequirementPredictor predictor_;
   std::optional<Ahead> ahead_;
+  InvokeInput call_input_;     // of the call StartInvoke(Steps) was given
   std::vector<uint8_t> skip_;  // of the call StartInvokeSteps was given
   bool past_firings_ = false;
 };

@@ -439,12 +439,20 @@ litmus_status_t HostTensorValue(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
     }
     std::optional<TensorArgs> args = GetTensorArgs(ctx, trial, name, mode, worker, "tensor_value");
     if (!args) return LITMUS_INVALID_ARGUMENT;
-    StatusOr<TensorPtr> value = args->trial->Value(args->name, step, args->mode, args->worker, /*rule_read=*/true);
-    if (!value.ok()) {
-      return TrialFailure(ctx, *args->trial, value.status(), std::string(args->name), step, args->mode, args->worker, true);
+    TensorPtr found;
+    if (ctx->call_values != nullptr && args->mode == Mode::kGlobal && !args->worker) {
+      found = ctx->call_values->Find(trial, args->name, step);
     }
-    const Tensor& tensor = **value;
-    ctx->tensors.push_back(*value);  // keeps data, shape and strings alive until the call returns
+    if (found == nullptr) {
+      StatusOr<TensorPtr> value = args->trial->Value(args->name, step, args->mode, args->worker, /*rule_read=*/true);
+      if (!value.ok()) {
+        return TrialFailure(ctx, *args->trial, value.status(), std::string(args->name), step, args->mode, args->worker,
+                            true);
+      }
+      found = *std::move(value);
+    }
+    ctx->tensors.push_back(std::move(found));  // keeps data, shape and strings alive until the call returns
+    const Tensor& tensor = *ctx->tensors.back();
 
     litmus_tensor_view_t view{};
     view.dtype = ViewDType(tensor.dtype());

@@ -72,6 +72,19 @@ void RecordRequirement(litmus_ctx* ctx, uint32_t trial, std::string_view name, c
 void ReportSeriesAt(litmus_ctx* ctx, std::string_view series, std::string_view tensor, uint32_t* index,
                     int64_t step, double value) noexcept;
 
+// Values a rule's in-process call reads before asking its trial (isolation/in_process_rule.h):
+// those the runner already read for the call. tensor_value asks here first for the default
+// worker's value at a global step: a lookup in the call's own table rather than in the trial's
+// catalog and cache, which every rule's thread shares. Read-only during the call.
+class CallValues {
+ public:
+  virtual ~CallValues() = default;
+  // The raw value of `name` (as the rule wrote it) of the rule's trial `trial` at global `step`,
+  // or null when the runner did not read it for the call or kept only its summary. A value
+  // found counts as read by the rule (Trial::Value's rule_read).
+  virtual TensorPtr Find(uint32_t trial, std::string_view name, int64_t step) const = 0;
+};
+
 // The host table (ABI LITMUS_ABI_MAJOR.LITMUS_ABI_MINOR); static, valid for the process's life.
 const litmus_host_api_t* HostApi();
 // The table the plugin loader hands to plugin entries (plugins keep it for every later call):
@@ -135,6 +148,8 @@ struct litmus_ctx {
   std::deque<std::vector<std::string>> string_arrays;
   std::deque<std::vector<litmus_str_t>> str_arrays;
   std::vector<litmus::TensorPtr> tensors;
+  // Set by the in-process handle around its calls (CallValues), or null.
+  const litmus::CallValues* call_values = nullptr;
 
   // report_series: the mode of the last step published in this call (a rule publishes many
   // points per step; one catalog lookup per step, not per point).

@@ -76,6 +76,8 @@ class RuleInstance {
   void RestoreReport(RuleReport report) { report_ = std::move(report); }
   const LoadedRule& rule() const { return rule_; }
   const std::string& configuration_name() const { return configuration_name_; }
+  // What tensor_value reads first during the next calls (CallValues, host_api.h); null: nothing.
+  void set_call_values(const CallValues* values) { ctx_.call_values = values; }
 
  private:
   RuleInstance(const LoadedRule& rule, std::string configuration_name, std::vector<Trial*> trials);

@@ -626,8 +626,9 @@ struct JobRunner::Impl {
     std::vector<std::vector<uint8_t>> reductions_only;
     const auto by_trial = ByTrial(keys, &positions, &reductions_only);
     std::vector<std::vector<Trial::Prefetched>> decoded(trials.size());
-    // (Isolated rules take the decoded values from `readable`; in-process ones read the cache.)
-    const bool with_values = isolation != nullptr && isolation->options().mode == IsolationMode::kProcess;
+    // (Rules take the decoded values from `readable`: isolated ones through the step table,
+    // in-process ones through their handle's CallValues; what else they read, from the cache.)
+    const bool with_values = isolation != nullptr;
     const auto read = [&](size_t t) {
       if (!by_trial[t].empty()) trials[t]->Prefetch(by_trial[t], &decoded[t], with_values, reductions_only[t]);
     };

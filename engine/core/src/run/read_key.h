@@ -45,7 +45,7 @@ struct ReadKey {
 // A key whose raw value is decoded without error (Trial::Prefetched of it).
 struct ReadValue {
   ReadKey key;
-  TensorPtr value;  // null unless the reader kept it (only isolated rules use it)
+  TensorPtr value;  // null unless the reader kept it (rules read it: isolation/rule_handle.h)
   bool stored_reductions = false;
   friend bool operator<(const ReadValue& a, const ReadValue& b) { return a.key < b.key; }
   friend bool operator<(const ReadValue& a, const ReadKey& b) { return a.key < b; }

@@ -182,8 +182,9 @@ class Trial {
   const std::map<std::string, Collection>& collections() const;
   bool HasTensor(const std::string& name) const;
   // The trial's own copy of `name` if a tensor of that name was saved, else nullopt: a view valid
-  // as long as the Trial, and the same view for every call with that name.
-  std::optional<std::string_view> SavedTensorName(std::string_view name) const;
+  // as long as the Trial, and the same view for every call with that name. With `rule_read`, a
+  // rule reads the tensor's raw value from what the runner read for it (as Value()'s rule_read).
+  std::optional<std::string_view> SavedTensorName(std::string_view name, bool rule_read = false) const;
 
   // Global steps at which `name` has an entry, sorted (complete only unless include_incomplete,
   // using smdebug's per-tensor rule: end marker or <= last_complete_step).
