@@ -1516,6 +1516,15 @@ uint32_t Trial::ReductionsAsked(std::string_view name) const {
   return tensor == nullptr ? 0 : tensor->reductions_asked.load(std::memory_order_relaxed);
 }
 
+void Trial::NoteReductionAsked(std::string_view name, uint32_t reduction_key) const {
+  const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
+  if (tensor == nullptr) return;
+  const uint32_t asked = uint32_t{1} << reduction_key;
+  if ((tensor->reductions_asked.load(std::memory_order_relaxed) & asked) == 0) {
+    tensor->reductions_asked.fetch_or(asked, std::memory_order_relaxed);
+  }
+}
+
 bool Trial::HasStoredReductions(std::string_view name, int64_t step) const {
   const StatusOr<Impl::Resolved> resolved = impl_->Resolve(name, step, Mode::kGlobal, std::nullopt);
   return resolved.ok() && impl_->catalog.files().has_stored_reductions(*resolved->entry);

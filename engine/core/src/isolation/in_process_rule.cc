@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "isolation/requirement_predictor.h"
+#include "litmus/engine/reductions.h"
 
 namespace litmus {
 namespace {
@@ -98,15 +99,33 @@ class InProcessRule : public RuleHandle, private CallValues {
   // CallValues: the call's values (StartInvoke's input) by the rule's trial number and the
   // trial's own copy of the name, as the runner keyed them.
   TensorPtr Find(uint32_t trial, std::string_view name, int64_t step) const override {
+    const ReadValue* found = Lookup(trial, name, step, /*rule_read=*/true);
+    if (found == nullptr || found->value == nullptr || found->value->is_summary()) return nullptr;
+    return found->value;
+  }
+  std::optional<double> Reduction(uint32_t trial, std::string_view name, int64_t step, layout::Reduction r,
+                                  bool abs) const override {
+    const ReadValue* found = Lookup(trial, name, step, /*rule_read=*/false);
+    if (found == nullptr || found->value == nullptr || found->stored_reductions) return std::nullopt;
+    const Tensor& value = *found->value;
+    const uint32_t key = ReductionMemoKey(r, abs);
+    trials_[trial]->NoteReductionAsked(found->key.name, key);
+    if (const std::optional<double> memo = value.Memo(key)) return memo;
+    if (value.is_summary()) return std::nullopt;
+    const StatusOr<double> computed = ComputeReduction(value, r, abs);
+    if (!computed.ok()) return std::nullopt;  // (the trial reports it)
+    value.SetMemo(key, *computed);
+    return *computed;
+  }
+  // The call's ReadValue of `name` of the rule's trial `trial` at global `step`, or null.
+  const ReadValue* Lookup(uint32_t trial, std::string_view name, int64_t step, bool rule_read) const {
     const InvokeInput& in = call_input_;
     if (in.values == nullptr || trial >= trials_.size() || trial >= in.trial_indices.size()) return nullptr;
-    const std::optional<std::string_view> saved = trials_[trial]->SavedTensorName(name, /*rule_read=*/true);
+    const std::optional<std::string_view> saved = trials_[trial]->SavedTensorName(name, rule_read);
     if (!saved) return nullptr;
     const ReadKey key{.trial = in.trial_indices[trial], .name = *saved, .step = step};
     static const ReadValueIndex kUnindexed;  // (its Find is a binary search)
-    const ReadValue* found = (in.index != nullptr ? *in.index : kUnindexed).Find(*in.values, key);
-    if (found == nullptr || found->value == nullptr || found->value->is_summary()) return nullptr;
-    return found->value;
+    return (in.index != nullptr ? *in.index : kUnindexed).Find(*in.values, key);
   }
   // Hands the call's values to the rule's calls for its scope (the input lives only until the
   // runner's next step).

@@ -6,9 +6,10 @@
 // declaration). After a call's last step it declares the next available one, which the runner's
 // RequiredTensors of it then returns while the trials stay as they were: the rules' declarations
 // run in their parallel calls instead of one after another on the runner's thread.
-// During a call, the rule's tensor_value finds the values the runner read for it in the call's
-// table (CallValues, plugin/host_api.h), as an isolated rule's worker does in the shared memory's,
-// instead of going through the trial's catalog and cache, whose lock every rule's thread takes.
+// During a call, the rule's tensor_value and tensor_reduction find the values (or summaries) the
+// runner read for it in the call's table (CallValues, plugin/host_api.h), as an isolated rule's
+// worker does in the shared memory's, instead of going through the trial's catalog and cache,
+// whose lock every rule's thread takes.
 #pragma once
 
 #include <memory>

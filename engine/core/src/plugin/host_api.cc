@@ -502,6 +502,12 @@ litmus_status_t HostTensorReduction(litmus_ctx_t* ctx, uint32_t trial, litmus_st
           "tensor_reduction: invalid reduction " + std::to_string(reduction) + " (expected LITMUS_REDUCTION_*)");
     }
     const layout::Reduction r = layout::kAllReductions[reduction];
+    if (ctx->call_values != nullptr && args->mode == Mode::kGlobal && !args->worker) {
+      if (const std::optional<double> found = ctx->call_values->Reduction(trial, args->name, step, r, abs != 0)) {
+        *out = *found;
+        return LITMUS_OK;
+      }
+    }
     StatusOr<double> value = args->trial->Reduction(args->name, step, r, abs != 0, args->mode, args->worker);
     if (!value.ok()) {
       return TrialFailure(ctx, *args->trial, value.status(), std::string(args->name), step, args->mode, args->worker, false);

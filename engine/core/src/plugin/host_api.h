@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "litmus/engine/tensor.h"
+#include "litmus/format/trial_layout.h"
 #include "litmus/rule_abi.h"
 #include "plugin/report_details.h"
 #include "plugin/requirement_index.h"
@@ -83,6 +85,12 @@ class CallValues {
   // or null when the runner did not read it for the call or kept only its summary. A value
   // found counts as read by the rule (Trial::Value's rule_read).
   virtual TensorPtr Find(uint32_t trial, std::string_view name, int64_t step) const = 0;
+  // The reduction `r` (of |x| with `abs`) of that tensor, as Trial::Reduction gives it, from the
+  // value or the summary the runner read for the call (its memo, or computed from a raw value
+  // and kept as one); nullopt when it has neither, when the entry holds stored reductions (which
+  // Trial::Reduction prefers) or when a summary lacks it: the caller asks the trial.
+  virtual std::optional<double> Reduction(uint32_t trial, std::string_view name, int64_t step, layout::Reduction r,
+                                          bool abs) const = 0;
 };
 
 // The host table (ABI LITMUS_ABI_MAJOR.LITMUS_ABI_MINOR); static, valid for the process's life.

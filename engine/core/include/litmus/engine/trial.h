@@ -298,6 +298,9 @@ class Trial {
   // The reductions of `name` that Reduction() was asked for so far (at any step), one bit per
   // reduction: bit ReductionMemoKey(r, abs). 0 for an unknown name.
   uint32_t ReductionsAsked(std::string_view name) const;
+  // Records that a rule asked `name` for the reduction of ReductionMemoKey `reduction_key`, as
+  // Reduction() does, when it takes the reduction from a value the runner read for it.
+  void NoteReductionAsked(std::string_view name, uint32_t reduction_key) const;
   // Whether the default worker's entry of `name` at global `step` has stored reductions (then
   // Reduction() may read one instead of computing it from the value). False if there is none.
   bool HasStoredReductions(std::string_view name, int64_t step) const;
