@@ -262,18 +262,24 @@ TEST(CallsOfSeveralSteps, StayLongBesideARuleThatCannotDeclare) {
   EXPECT_EQ(alone_status.at("Progress").at("LastStep"), 431) << alone_status.dump();
 }
 
-// The job of `config` (rules of `plugin` among them) in calls of several steps, in process and
-// isolated, and isolated one step per call, finds what `one_step` (in process, one step per
-// call) found.
-void ExpectSameInCallsOfSeveralSteps(const fs::path& config, const std::vector<std::string>& plugin,
-                                     const Findings& one_step, const testing::TempDir& dir, size_t rules = 3) {
+// The job of `config` (rules of the test_rules plugin among them) in process, one step per call:
+// what the other ways of running it must find (ExpectSameInCallsOfSeveralSteps).
+Findings RunOneStepInProcess(const fs::path& config, const testing::TempDir& dir) {
+  return RunConfig(config, "none", dir.path() / "none",
+                   {"--plugin", LITMUS_TEST_RULES_PLUGIN, "--rule-batch-steps", "1"});
+}
+
+// The same job in calls of several steps, in process and isolated, and isolated one step per
+// call, finds what `one_step` (RunOneStepInProcess) found.
+void ExpectSameInCallsOfSeveralSteps(const fs::path& config, const Findings& one_step, const testing::TempDir& dir,
+                                     size_t rules = 3) {
   for (const char* isolation : {"none", "process"}) {
     for (const char* batch : {"1", "16"}) {
       if (std::string(isolation) == "none" && std::string(batch) == "1") continue;
       SCOPED_TRACE(std::string("--isolation ") + isolation + " --rule-batch-steps " + batch);
-      std::vector<std::string> extra = plugin;
-      extra.insert(extra.end(), {"--rule-batch-steps", batch});
-      ExpectSame(RunConfig(config, isolation, dir.path() / (std::string(isolation) + batch), extra), one_step, rules);
+      ExpectSame(RunConfig(config, isolation, dir.path() / (std::string(isolation) + batch),
+                           {"--plugin", LITMUS_TEST_RULES_PLUGIN, "--rule-batch-steps", batch}),
+                 one_step, rules);
     }
   }
 }
@@ -293,10 +299,7 @@ TEST(CallsOfSeveralSteps, RulesThatCannotDeclareFindWhatTheyFindInProcess) {
       "  - {rule: FireAtStep, name: every5_error, parameters: {fire_at_step: '50', declare_every: '5', "
       "declare_error_at: '250'}}\n"
       "  - {rule: UnchangedTensor}\n");
-  const std::vector<std::string> plugin = {"--plugin", LITMUS_TEST_RULES_PLUGIN};
-  std::vector<std::string> one_step = plugin;
-  one_step.insert(one_step.end(), {"--rule-batch-steps", "1"});
-  const Findings in_process = RunConfig(config, "none", dir.path() / "none", one_step);
+  const Findings in_process = RunOneStepInProcess(config, dir);
   EXPECT_NE(in_process.exit_code, 0) << in_process.err;  // (the error outweighs the finding)
   EXPECT_NE(in_process.exit_code, 1) << in_process.err;
   ASSERT_EQ(in_process.statuses.size(), 3u);
@@ -305,7 +308,7 @@ TEST(CallsOfSeveralSteps, RulesThatCannotDeclareFindWhatTheyFindInProcess) {
   EXPECT_EQ(in_process.statuses[1][1], "Error") << in_process.statuses.dump();
   EXPECT_NE(in_process.statuses[1][2].get<std::string>().find("declare_error_at 250"), std::string::npos)
       << in_process.statuses.dump();
-  ExpectSameInCallsOfSeveralSteps(config, plugin, in_process, dir);
+  ExpectSameInCallsOfSeveralSteps(config, in_process, dir);
 }
 
 // A rule whose list depends on what its calls found (FiresEveryNth with then_tensor: a gradient,
@@ -324,10 +327,7 @@ TEST(CallsOfSeveralSteps, ListsThatDependOnTheRulesFindingsAreCheckedBeforeEachS
       "  - {rule: FiresEveryNth, parameters: {every: '25', tensor: gradient/MLP_fc1.bias, "
       "then_tensor: MSELoss_output_0}}\n"
       "  - {rule: UnchangedTensor}\n");
-  const std::vector<std::string> plugin = {"--plugin", LITMUS_TEST_RULES_PLUGIN};
-  std::vector<std::string> one_step = plugin;
-  one_step.insert(one_step.end(), {"--rule-batch-steps", "1"});
-  const Findings in_process = RunConfig(config, "none", dir.path() / "none", one_step);
+  const Findings in_process = RunOneStepInProcess(config, dir);
   ASSERT_EQ(in_process.exit_code, 1) << in_process.err;
   // The premise: 25 TRAIN steps (0-9, 12-21, 24-28: the EVAL steps 10, 11, 22, 23 skipped), a
   // firing at step 28, then every step, EVAL ones included: 53 (28 + 25).
@@ -338,7 +338,7 @@ TEST(CallsOfSeveralSteps, ListsThatDependOnTheRulesFindingsAreCheckedBeforeEachS
   ASSERT_GE(fired.size(), 2u) << in_process.err;
   EXPECT_EQ(fired[0], 28);
   EXPECT_EQ(fired[1], 53);
-  ExpectSameInCallsOfSeveralSteps(config, plugin, in_process, dir, 2);
+  ExpectSameInCallsOfSeveralSteps(config, in_process, dir, 2);
 }
 
 TEST(IsolationEquivalence, SmdebugTrials) {
