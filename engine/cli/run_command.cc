@@ -110,10 +110,11 @@ RunOptions& AddRunCommand(CLI::App& app) {
                   "Memory limit of each rule's worker (RLIMIT_DATA), e.g. 512M or 4G, or unlimited (default 4G)")
       ->type_name("SIZE");
   cmd->add_option("--rule-batch-steps", l.rule_batch_steps,
-                  "Evaluate up to N steps (1-64) in one call of each isolated rule (default 16; 1: a call per "
-                  "step): a call costs each rule two context switches, which on a VM cost more than a small "
-                  "rule's work. A rule's requirements at the later steps are predicted from its earlier ones "
-                  "and checked in its worker; findings are those of one call per step (docs/run.md)")
+                  "Evaluate up to N steps (1-64) in one call of each rule (default 16; 1: a call per step): a "
+                  "call costs each isolated rule two context switches, which on a VM cost more than a small "
+                  "rule's work, and in process lets the rules declare their requirements in parallel. A rule's "
+                  "requirements at the later steps are predicted from its earlier ones and checked where it "
+                  "runs; findings are those of one call per step (docs/run.md)")
       ->type_name("N");
   cmd->add_option("--config", l.config_file, "YAML file with the trial and several rules (docs/run.md)");
   cmd->add_flag("--skip-damaged", l.skip_damaged,
