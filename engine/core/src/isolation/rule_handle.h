@@ -1,8 +1,8 @@
 // RuleHandle: one configured rule as the runner calls it, wherever it runs: in the runner's own
 // process (in_process_rule.h, over a RuleInstance: `--isolation none`) or in a worker process of
 // its own (IsolatedRule, the default). RuleIsolation creates them for a job and owns what
-// isolation shares between rules (the tensor memory workers read, the limits). Thread-safety: one call at a time per
-// handle; different handles may be called concurrently (as RuleInstance).
+// isolation shares between rules (the tensor memory workers read, the limits). Thread-safety:
+// one call at a time per handle; different handles may be called concurrently (as RuleInstance).
 #pragma once
 
 #include <cstdint>
