@@ -1092,8 +1092,7 @@ bool Trial::HasTensor(const std::string& name) const { return impl_->catalog.Fin
 std::optional<std::string_view> Trial::SavedTensorName(std::string_view name, bool rule_read) const {
   const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
   if (tensor == nullptr) return std::nullopt;
-  // (As in Value(): read first, the flag is usually set already.)
-  if (rule_read && !tensor->raw_read.load(std::memory_order_relaxed)) tensor->raw_read.store(true, std::memory_order_relaxed);
+  if (rule_read) tensor->NoteRawRead();
   return tensor->name;
 }
 
@@ -1125,10 +1124,7 @@ std::vector<TensorEntry> Trial::Entries(const std::string& name, int64_t global_
 StatusOr<TensorPtr> Trial::Value(std::string_view name, int64_t step, Mode mode,
                                  const std::optional<std::string>& worker, bool rule_read) const {
   LITMUS_ASSIGN_OR_RETURN(Impl::Resolved resolved, impl_->Resolve(name, step, mode, worker));
-  // (Read first: the flag is usually set already, and a write would take the cache line.)
-  if (rule_read && !resolved.tensor->raw_read.load(std::memory_order_relaxed)) {
-    resolved.tensor->raw_read.store(true, std::memory_order_relaxed);
-  }
+  if (rule_read) resolved.tensor->NoteRawRead();
   const internal::CatalogEntry& entry = *resolved.entry;
   if (!entry.has_location()) {
     return TrialErrorStatus(TrialError::kTensorUnavailableForStep,
@@ -1498,13 +1494,9 @@ StatusOr<double> Trial::Reduction(std::string_view name, int64_t step, layout::R
                             "tensor '" + std::string(name) + "' at " + StepText(step, mode) + ": neither a raw value nor a stored " +
                                 (abs ? "abs_" : "") + std::string(layout::ReductionName(r)) + " reduction");
   }
-  // (Read first: the bit is usually set already, and a read-modify-write would take the cache
-  // line from the reading threads every time.) Recorded whatever answers it, a summary too: a
-  // summary made before any reduction was asked holds more than the rules want.
-  const uint32_t asked = uint32_t{1} << ReductionMemoKey(r, abs);
-  if ((resolved.tensor->reductions_asked.load(std::memory_order_relaxed) & asked) == 0) {
-    resolved.tensor->reductions_asked.fetch_or(asked, std::memory_order_relaxed);
-  }
+  // Recorded whatever answers it, a summary too: a summary made before any reduction was asked
+  // holds more than the rules want.
+  resolved.tensor->NoteReductionAsked(ReductionMemoKey(r, abs));
   if (const std::optional<double> summarized = impl_->SummaryMemo(entry, ReductionMemoKey(r, abs))) return *summarized;
   LITMUS_ASSIGN_OR_RETURN(TensorPtr value,
                           impl_->Read(name, resolved.global_step, entry, impl_->RawRecord(entry, name)));
@@ -1518,11 +1510,7 @@ uint32_t Trial::ReductionsAsked(std::string_view name) const {
 
 void Trial::NoteReductionAsked(std::string_view name, uint32_t reduction_key) const {
   const internal::TensorRecord* tensor = impl_->catalog.FindTensor(name);
-  if (tensor == nullptr) return;
-  const uint32_t asked = uint32_t{1} << reduction_key;
-  if ((tensor->reductions_asked.load(std::memory_order_relaxed) & asked) == 0) {
-    tensor->reductions_asked.fetch_or(asked, std::memory_order_relaxed);
-  }
+  if (tensor != nullptr) tensor->NoteReductionAsked(reduction_key);
 }
 
 bool Trial::HasStoredReductions(std::string_view name, int64_t step) const {

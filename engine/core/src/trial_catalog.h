@@ -61,6 +61,17 @@ struct TensorRecord {
   // Also the reader's: whether a rule has read a raw value of this tensor (Trial::Value's
   // rule_read), after which Prefetch keeps its values whole. Set once, from any thread.
   mutable std::atomic<bool> raw_read{false};
+  // Set the bits / flag above. (Read first: they are usually set already, and a write would take
+  // the cache line from the reading threads every time.)
+  void NoteReductionAsked(uint32_t reduction_key) const {
+    const uint32_t asked = uint32_t{1} << reduction_key;
+    if ((reductions_asked.load(std::memory_order_relaxed) & asked) == 0) {
+      reductions_asked.fetch_or(asked, std::memory_order_relaxed);
+    }
+  }
+  void NoteRawRead() const {
+    if (!raw_read.load(std::memory_order_relaxed)) raw_read.store(true, std::memory_order_relaxed);
+  }
   // Modes this tensor has entries in (ModeBit), so that the per-mode name sets are touched once
   // per tensor and mode rather than once per entry.
   uint32_t modes_seen = 0;

@@ -237,6 +237,12 @@ std::optional<TensorArgs> GetTensorArgs(litmus_ctx_t* ctx, uint32_t trial, litmu
   return args;
 }
 
+// The in-process call's values (CallValues), when the call has them and `args` ask for what they
+// hold: the default worker's tensor at a global step. Null otherwise: the trial answers.
+const CallValues* CallValuesFor(const litmus_ctx_t* ctx, const TensorArgs& args) {
+  return args.mode == Mode::kGlobal && !args.worker ? ctx->call_values : nullptr;
+}
+
 int32_t ViewDType(DType dtype) {
   // smdebug stores strings without a dtype (DT_INVALID); the ABI has one string type.
   return IsString(dtype) ? LITMUS_DTYPE_STRING : static_cast<int32_t>(dtype);
@@ -440,9 +446,7 @@ litmus_status_t HostTensorValue(litmus_ctx_t* ctx, uint32_t trial, litmus_str_t 
     std::optional<TensorArgs> args = GetTensorArgs(ctx, trial, name, mode, worker, "tensor_value");
     if (!args) return LITMUS_INVALID_ARGUMENT;
     TensorPtr found;
-    if (ctx->call_values != nullptr && args->mode == Mode::kGlobal && !args->worker) {
-      found = ctx->call_values->Find(trial, args->name, step);
-    }
+    if (const litmus::CallValues* values = CallValuesFor(ctx, *args)) found = values->Find(trial, args->name, step);
     if (found == nullptr) {
       StatusOr<TensorPtr> value = args->trial->Value(args->name, step, args->mode, args->worker, /*rule_read=*/true);
       if (!value.ok()) {
@@ -502,8 +506,8 @@ litmus_status_t HostTensorReduction(litmus_ctx_t* ctx, uint32_t trial, litmus_st
           "tensor_reduction: invalid reduction " + std::to_string(reduction) + " (expected LITMUS_REDUCTION_*)");
     }
     const layout::Reduction r = layout::kAllReductions[reduction];
-    if (ctx->call_values != nullptr && args->mode == Mode::kGlobal && !args->worker) {
-      if (const std::optional<double> found = ctx->call_values->Reduction(trial, args->name, step, r, abs != 0)) {
+    if (const litmus::CallValues* values = CallValuesFor(ctx, *args)) {
+      if (const std::optional<double> found = values->Reduction(trial, args->name, step, r, abs != 0)) {
         *out = *found;
         return LITMUS_OK;
       }
