@@ -37,7 +37,10 @@ strip --strip-unneeded "$stage/usr/local/bin/litmus" "$stage/usr/local/libexec/l
 # Shared libraries: what the dynamic loader resolves here, minus what every Debian 12 image has.
 # libcurl is loaded at run time (engine/aws/src/curl_library.h), so ldd of litmus does not show it.
 skip='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libanl|libstdc\+\+|libgcc_s)\.so'
-curl=$("$(command -v ldconfig || echo /sbin/ldconfig)" -p | awk '$1 == "libcurl.so.4" && /x86-64|x86_64|64bit/ { print $NF; exit }')
+# (awk reads to the end: leaving early would end ldconfig with SIGPIPE, which pipefail and set -e
+# turned into a silent failure of this script whenever ldconfig had not finished writing.)
+curl=$("$(command -v ldconfig || echo /sbin/ldconfig)" -p |
+  awk '$1 == "libcurl.so.4" && /x86-64|x86_64|64bit/ && !found { print $NF; found = 1 }')
 [ -n "$curl" ] || { echo "stage-runtime.sh: libcurl.so.4 not found (apt-get install libcurl4)" >&2; exit 1; }
 for binary in "$stage/usr/local/bin/litmus" "$stage/usr/local/libexec/litmus/litmus-rule-worker" \
   "$stage"/usr/local/lib/litmus/plugins/*.so "$curl"; do
